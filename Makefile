@@ -1,0 +1,37 @@
+# Thin front door over CMake. `make` sets up (Debian packages), configures and builds;
+# `make run` also runs the main example; `make test` also runs every test through ctest.
+BUILD     ?= build
+BUILDTYPE ?= Release
+JOBS      ?= $(shell nproc)
+CMAKEARGS ?=
+
+.PHONY: all deps configure build run test test-asan bench clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+$(BUILD)/build.ninja: | deps
+	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILDTYPE) $(CMAKEARGS) >/dev/null
+
+configure: deps $(BUILD)/build.ninja
+
+build: configure
+	@cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	@$(BUILD)/bin/dlm run examples/main.dlm
+
+test: build
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# Address + undefined-behaviour sanitizers, in their own build tree.
+test-asan:
+	@$(MAKE) --no-print-directory test BUILD=build-asan BUILDTYPE=Debug CMAKEARGS=-DDLM_SANITIZE=ON
+
+bench: build
+	@bash bench/run.sh $(BUILD)
+
+clean:
+	@rm -rf $(BUILD) build-asan

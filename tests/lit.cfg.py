@@ -1,0 +1,31 @@
+# lit configuration for dlm's golden and whole-program tests (see docs/testing.md).
+import os
+import lit.formats
+
+config.name = "dlm"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".dlm", ".dlmir", ".test", ".repl"]
+config.excludes = ["Inputs", "unit", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in", "twins"]
+config.test_source_root = os.path.dirname(__file__)
+
+site = os.environ.get("DLM_LIT_SITE")
+if site is None:
+    build_dir = lit_config.params.get("build_dir", os.path.join(config.test_source_root, "..", "build"))
+    site = os.path.join(build_dir, "tests", "lit.site.cfg.py")
+exec(open(site).read())
+
+config.test_exec_root = os.path.join(config.dlm_build_dir, "tests")
+bin_dir = os.path.join(config.dlm_build_dir, "bin")
+# Never colour, never read the user's history: tests see what a pipe sees.
+config.environment["NO_COLOR"] = "1"
+config.environment["DLM_HISTORY"] = ""
+config.environment["DLM_STDLIB"] = os.path.join(config.dlm_source_dir, "stdlib")
+config.environment["PATH"] = os.pathsep.join([bin_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])
+
+for tool in ["dlmc", "dlm-opt", "dlm"]:
+    config.substitutions.append(("%" + tool + " ", os.path.join(bin_dir, tool) + " "))
+config.substitutions.append(("%python", config.python))
+config.substitutions.append(("%src", config.dlm_source_dir))
+config.substitutions.append(("%bin", bin_dir))
+if config.dlm_have_cuda:
+    config.available_features.add("cuda")
