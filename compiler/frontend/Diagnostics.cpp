@@ -1,0 +1,298 @@
+//===- compiler/frontend/Diagnostics.cpp - The one diagnostics engine -----===//
+//
+// Printing is llvm::SourceMgr's (file:line:col, source line, caret and ~~~ ranges, colour via
+// WithColor); this file adds counting, the error limit, colour policy and verify mode.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/frontend/Diagnostics.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Errc.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+namespace dlm {
+
+llvm::StringRef diagKindName(DiagKind kind) {
+  switch (kind) {
+  case DiagKind::Error: return "error";
+  case DiagKind::Warning: return "warning";
+  case DiagKind::Note: return "note";
+  }
+  return "error";
+}
+
+static llvm::SourceMgr::DiagKind toSourceMgrKind(DiagKind kind) {
+  switch (kind) {
+  case DiagKind::Error: return llvm::SourceMgr::DK_Error;
+  case DiagKind::Warning: return llvm::SourceMgr::DK_Warning;
+  case DiagKind::Note: return llvm::SourceMgr::DK_Note;
+  }
+  return llvm::SourceMgr::DK_Error;
+}
+
+DiagnosticEngine::DiagnosticEngine(llvm::raw_ostream &os, std::string toolName)
+    : os(os), toolName(std::move(toolName)) {}
+
+//===----------------------------------------------------------------------===//
+// Sources
+//===----------------------------------------------------------------------===//
+
+unsigned DiagnosticEngine::addBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer) {
+  return sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+}
+
+unsigned DiagnosticEngine::addBuffer(llvm::StringRef contents, llvm::StringRef name) {
+  return addBuffer(llvm::MemoryBuffer::getMemBufferCopy(contents, name));
+}
+
+std::optional<unsigned> DiagnosticEngine::addFile(llvm::StringRef path, llvm::SMRange importLoc) {
+  auto fail = [&](const llvm::Twine &message) -> std::optional<unsigned> {
+    if (importLoc.isValid())
+      error(importLoc, message);
+    else
+      error(message);
+    return std::nullopt;
+  };
+  if (llvm::sys::fs::is_directory(path))
+    return fail("'" + path + "' is a directory, not a source file");
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/true);
+  if (std::error_code ec = buffer.getError()) {
+    if (ec == llvm::errc::no_such_file_or_directory)
+      return fail("no such file or directory: '" + path + "'");
+    return fail("cannot read '" + path + "': " + ec.message());
+  }
+  return addBuffer(std::move(*buffer));
+}
+
+unsigned DiagnosticEngine::findBuffer(llvm::SMLoc loc) const {
+  if (!loc.isValid())
+    return 0;
+  return sourceMgr.FindBufferContainingLoc(loc);
+}
+
+std::pair<unsigned, unsigned> DiagnosticEngine::getLineAndColumn(llvm::SMLoc loc) const {
+  unsigned buffer = findBuffer(loc);
+  if (buffer == 0)
+    return {0, 0};
+  return sourceMgr.getLineAndColumn(loc, buffer);
+}
+
+llvm::StringRef DiagnosticEngine::getBufferName(llvm::SMLoc loc) const {
+  unsigned buffer = findBuffer(loc);
+  if (buffer == 0)
+    return "";
+  return sourceMgr.getMemoryBuffer(buffer)->getBufferIdentifier();
+}
+
+//===----------------------------------------------------------------------===//
+// Reporting
+//===----------------------------------------------------------------------===//
+
+bool DiagnosticEngine::error(llvm::SMRange range, const llvm::Twine &message) {
+  report(DiagKind::Error, range, message);
+  return false;
+}
+
+bool DiagnosticEngine::error(llvm::SMLoc loc, const llvm::Twine &message) {
+  return error(llvm::SMRange(loc, loc), message);
+}
+
+bool DiagnosticEngine::error(const llvm::Twine &message) {
+  return error(llvm::SMRange(), message);
+}
+
+void DiagnosticEngine::warning(llvm::SMRange range, const llvm::Twine &message) {
+  report(DiagKind::Warning, range, message);
+}
+
+void DiagnosticEngine::warning(const llvm::Twine &message) { warning(llvm::SMRange(), message); }
+
+void DiagnosticEngine::note(llvm::SMRange range, const llvm::Twine &message) {
+  report(DiagKind::Note, range, message);
+}
+
+void DiagnosticEngine::note(const llvm::Twine &message) { note(llvm::SMRange(), message); }
+
+void DiagnosticEngine::report(DiagKind kind, llvm::SMRange range, const llvm::Twine &message) {
+  diagnostics.push_back(Diagnostic{kind, range, message.str()});
+  if (kind == DiagKind::Error)
+    ++numErrors;
+  if (kind == DiagKind::Warning)
+    ++numWarnings;
+  if (verifyMode)
+    return;
+  if (kind != DiagKind::Note)
+    lastSuppressed = errorLimit != 0 && numErrors > errorLimit;
+  if (!lastSuppressed) {
+    print(diagnostics.back());
+    return;
+  }
+  if (!limitReported) {
+    limitReported = true;
+    print(Diagnostic{DiagKind::Error, {}, "too many errors emitted, further errors are not shown"});
+  }
+}
+
+bool DiagnosticEngine::showColors() const {
+  switch (colorMode) {
+  case ColorMode::Always: return true;
+  case ColorMode::Never: return false;
+  case ColorMode::Auto: break;
+  }
+  const char *noColor = std::getenv("NO_COLOR");
+  if (noColor && *noColor)
+    return false;
+  return os.has_colors();
+}
+
+void DiagnosticEngine::print(const Diagnostic &diag) {
+  llvm::SourceMgr::DiagKind kind = toSourceMgrKind(diag.kind);
+  if (!diag.range.Start.isValid()) {
+    sourceMgr.PrintMessage(os, llvm::SMDiagnostic(toolName, kind, diag.message), showColors());
+    return;
+  }
+  llvm::SmallVector<llvm::SMRange, 1> ranges;
+  if (diag.range.End.isValid() && diag.range.End.getPointer() > diag.range.Start.getPointer())
+    ranges.push_back(diag.range);
+  sourceMgr.PrintMessage(os, sourceMgr.GetMessage(diag.range.Start, kind, diag.message, ranges),
+                         showColors());
+}
+
+void DiagnosticEngine::printSummary() {
+  if (verifyMode || (numErrors == 0 && numWarnings == 0))
+    return;
+  auto plural = [](unsigned n, llvm::StringRef word) {
+    return std::to_string(n) + " " + word.str() + (n == 1 ? "" : "s");
+  };
+  std::string line;
+  if (numWarnings != 0)
+    line = plural(numWarnings, "warning");
+  if (numWarnings != 0 && numErrors != 0)
+    line += " and ";
+  if (numErrors != 0)
+    line += plural(numErrors, "error");
+  os << line << " generated\n";
+  os.flush();
+}
+
+//===----------------------------------------------------------------------===//
+// Verify mode
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// One `expected-<kind>[@+N|@-N] {{text}}` comment.
+struct Expectation {
+  DiagKind kind;
+  unsigned buffer;
+  unsigned line;
+  std::string text;
+  llvm::SMRange commentRange;
+  bool matched = false;
+};
+
+std::optional<DiagKind> parseKindWord(llvm::StringRef &rest) {
+  for (DiagKind kind : {DiagKind::Error, DiagKind::Warning, DiagKind::Note})
+    if (rest.consume_front(diagKindName(kind)))
+      return kind;
+  return std::nullopt;
+}
+
+/// Parses one expectation starting right after "expected-" in `rest` (which it advances).
+/// Returns false (and reports) on a malformed expectation.
+bool parseExpectation(DiagnosticEngine &diag, llvm::StringRef &rest, unsigned buffer,
+                      unsigned line, const char *begin, std::vector<Expectation> &out) {
+  std::optional<DiagKind> kind = parseKindWord(rest);
+  if (!kind)
+    return true; // "expected-" followed by something else: not an expectation
+  int offset = 0;
+  if (rest.consume_front("@")) {
+    bool negative = rest.starts_with("-");
+    if (!rest.consume_front("+") && !rest.consume_front("-"))
+      return diag.error(llvm::SMLoc::getFromPointer(rest.data()),
+                        "expected '@+N' or '@-N' in expected-" + diagKindName(*kind));
+    unsigned magnitude = 0;
+    if (rest.consumeInteger(10, magnitude))
+      return diag.error(llvm::SMLoc::getFromPointer(rest.data()), "expected a line offset");
+    offset = negative ? -static_cast<int>(magnitude) : static_cast<int>(magnitude);
+  }
+  rest = rest.ltrim(" \t");
+  if (!rest.consume_front("{{"))
+    return diag.error(llvm::SMLoc::getFromPointer(rest.data()),
+                      "expected '{{' in expected-" + diagKindName(*kind));
+  size_t close = rest.find("}}");
+  if (close == llvm::StringRef::npos)
+    return diag.error(llvm::SMLoc::getFromPointer(rest.data()),
+                      "expected '}}' to end the expected-" + diagKindName(*kind));
+  llvm::SMRange range(llvm::SMLoc::getFromPointer(begin),
+                      llvm::SMLoc::getFromPointer(rest.data() + close + 2));
+  out.push_back(Expectation{*kind, buffer, static_cast<unsigned>(static_cast<int>(line) + offset),
+                            rest.substr(0, close).str(), range});
+  rest = rest.drop_front(close + 2);
+  return true;
+}
+
+/// Collects every expectation of one buffer.
+bool collectExpectations(DiagnosticEngine &diag, unsigned buffer, std::vector<Expectation> &out) {
+  llvm::StringRef text = diag.getSourceMgr().getMemoryBuffer(buffer)->getBuffer();
+  bool ok = true;
+  unsigned line = 1;
+  while (!text.empty()) {
+    auto [current, next] = text.split('\n');
+    llvm::StringRef rest = current;
+    for (size_t at = rest.find("expected-"); at != llvm::StringRef::npos;
+         at = rest.find("expected-")) {
+      const char *begin = rest.data() + at;
+      rest = rest.drop_front(at + strlen("expected-"));
+      ok &= parseExpectation(diag, rest, buffer, line, begin, out);
+    }
+    text = next;
+    ++line;
+  }
+  return ok;
+}
+
+} // namespace
+
+bool DiagnosticEngine::verify() {
+  std::vector<Diagnostic> captured = std::move(diagnostics);
+  diagnostics.clear();
+  bool savedVerify = verifyMode;
+  verifyMode = false; // mismatches are printed
+  std::vector<Expectation> expectations;
+  bool ok = true;
+  for (unsigned buffer = 1; buffer <= sourceMgr.getNumBuffers(); ++buffer)
+    ok &= collectExpectations(*this, buffer, expectations);
+
+  for (const Diagnostic &d : captured) {
+    unsigned buffer = findBuffer(d.range.Start);
+    unsigned line = buffer ? getLineAndColumn(d.range.Start).first : 0;
+    auto match = std::find_if(expectations.begin(), expectations.end(), [&](const Expectation &e) {
+      return !e.matched && e.kind == d.kind && e.buffer == buffer && e.line == line &&
+             llvm::StringRef(d.message).contains(e.text);
+    });
+    if (match != expectations.end()) {
+      match->matched = true;
+      continue;
+    }
+    ok = false;
+    report(DiagKind::Error, d.range, "unexpected " + diagKindName(d.kind) + ": " + d.message);
+  }
+  for (const Expectation &e : expectations) {
+    if (e.matched)
+      continue;
+    ok = false;
+    report(DiagKind::Error, e.commentRange,
+           "expected " + diagKindName(e.kind) + " \"" + e.text + "\" was not produced");
+  }
+  verifyMode = savedVerify;
+  return ok;
+}
+
+} // namespace dlm
