@@ -1,0 +1,87 @@
+//===- kernels/cpu/CpuKernels.cpp - Registration and shared helpers ------===//
+#include "kernels/cpu/CpuKernels.h"
+
+namespace dlm::rt::cpu {
+
+void registerCpuKernels() {
+  registerElementwiseKernels();
+}
+
+void expectArity(Inputs ins, size_t n, const char *op, bool variadic) {
+  bool ok = variadic ? ins.size() >= n : ins.size() == n;
+  if (!ok)
+    throw Error(std::string("'") + op + "' expects " + (variadic ? "at least " : "") +
+                std::to_string(n) + " operand" + (n == 1 ? "" : "s") + ", got " +
+                std::to_string(ins.size()));
+}
+
+const Tensor &tensorArg(Inputs ins, size_t i, const char *op) {
+  check(i < ins.size(), std::string("'") + op + "': missing operand " + std::to_string(i));
+  check(ins[i].isTensor(), std::string("'") + op + "': operand " + std::to_string(i) +
+                               " must be a tensor, got a string");
+  const Tensor &t = ins[i].tensor();
+  check(t.device() == Device::CPU, std::string("'") + op + "': CPU kernel got a tensor on " +
+                                       deviceName(t.device()));
+  return t;
+}
+
+Shape broadcastShapes(const Shape &a, const Shape &b, const std::string &what) {
+  size_t r = std::max(a.size(), b.size());
+  Shape out(r);
+  for (size_t i = 0; i < r; ++i) {
+    int64_t da = i < r - a.size() ? 1 : a[i - (r - a.size())];
+    int64_t db = i < r - b.size() ? 1 : b[i - (r - b.size())];
+    if (da != db && da != 1 && db != 1) throw Error(what);
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+Shape broadcastShapes(const Tensor &a, const Tensor &b) {
+  return broadcastShapes(a.shape(), b.shape(),
+                         "cannot broadcast " + a.typeString() + " with " + b.typeString());
+}
+
+namespace {
+int category(DType d) { return d == DType::Bool ? 0 : isInteger(d) ? 1 : 2; }
+} // namespace
+
+DType promoteTypes(DType a, DType b) {
+  if (a == b) return a;
+  int ca = category(a), cb = category(b);
+  if (ca != cb) return ca > cb ? a : b;
+  return dtypeSize(a) >= dtypeSize(b) ? a : b;
+}
+
+DType resultType(const Tensor &a, const Tensor &b) {
+  bool sa = a.rank() == 0, sb = b.rank() == 0;
+  if (sa == sb) return promoteTypes(a.dtype(), b.dtype());
+  const Tensor &dim = sa ? b : a;
+  const Tensor &zero = sa ? a : b;
+  if (category(zero.dtype()) <= category(dim.dtype())) return dim.dtype();
+  return category(zero.dtype()) == 2 ? DType::F32 : DType::I64;
+}
+
+DType floatResultType(DType computed, bool allScalars) {
+  if (isFloat(computed)) return computed;
+  return allScalars ? DType::F64 : DType::F32;
+}
+
+Shape shapeFromAttrOrInputs(const Attrs &attrs, const char *name, Inputs ins, size_t first) {
+  if (attrs.has(name)) return attrs.getInts(name);
+  Shape shape;
+  if (ins.size() == first + 1 && ins[first].isTensor() && ins[first].tensor().rank() == 1) {
+    Tensor s = ins[first].tensor();
+    check(!isFloat(s.dtype()), "shape operand must be an integer tensor");
+    for (int64_t i = 0; i < s.numel(); ++i) shape.push_back(s.getI64({i}));
+    return shape;
+  }
+  for (size_t i = first; i < ins.size(); ++i) {
+    const Tensor &d = tensorArg(ins, i, name);
+    check(d.rank() == 0 && !isFloat(d.dtype()), "shape dimensions must be integers");
+    shape.push_back(d.itemI64());
+  }
+  return shape;
+}
+
+} // namespace dlm::rt::cpu

@@ -1,0 +1,58 @@
+//===- kernels/cpu/CpuKernels.h - CPU kernels: registration and helpers ---===//
+//
+// The CPU kernels of every op in docs/ops.md (except control flow, which the executor runs).
+// Each kernels/cpu/*.cpp file implements one group and registers it from its
+// `register*Kernels()` function; `registerCpuKernels()` (called once by the kernel table on
+// first lookup) calls them all. The helpers here are the shared vocabulary of those files:
+// operand access with clear errors, broadcasting and the dtype promotion rule.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DLM_KERNELS_CPU_CPUKERNELS_H
+#define DLM_KERNELS_CPU_CPUKERNELS_H
+
+#include "runtime/Kernel.h"
+
+#include <span>
+
+namespace dlm::rt::cpu {
+
+/// Registers every CPU kernel with the kernel table.
+void registerCpuKernels();
+
+void registerElementwiseKernels();
+void registerReduceKernels();
+void registerLinalgKernels();
+void registerShapeKernels();
+void registerNNKernels();
+void registerCreateKernels();
+void registerIOKernels();
+
+using Inputs = std::span<const Value>;
+using Outputs = std::vector<Value>;
+
+/// Throws unless there are exactly (or, with `variadic`, at least) `n` operands.
+void expectArity(Inputs ins, size_t n, const char *op, bool variadic = false);
+/// Operand `i` as a CPU tensor; throws naming `op` otherwise.
+const Tensor &tensorArg(Inputs ins, size_t i, const char *op);
+
+/// NumPy broadcast of two shapes; throws "cannot broadcast f32[3, 4] with f32[5]".
+Shape broadcastShapes(const Tensor &a, const Tensor &b);
+Shape broadcastShapes(const Shape &a, const Shape &b, const std::string &what);
+
+/// Promotion of two dtypes (bool < ints < floats; wider wins within a category).
+DType promoteTypes(DType a, DType b);
+/// The dtype an elementwise op computes in, PyTorch-style: a 0-d operand (a language scalar)
+/// only matters when its category (bool < int < float) is higher than the other operand's,
+/// and then it gives the default dtype of that category (f32, i64).
+DType resultType(const Tensor &a, const Tensor &b);
+/// The float dtype for ops that always produce floats (div, exp, ...): a float input keeps
+/// its dtype; integer/bool inputs give f32, or f64 when every operand is 0-d (Python floats).
+DType floatResultType(DType computed, bool allScalars);
+
+/// A shape from attribute `name` or, when absent, from the operands starting at `first`
+/// (0-d integers, one per dimension, or one 1-D integer tensor such as shape_of's result).
+Shape shapeFromAttrOrInputs(const Attrs &attrs, const char *name, Inputs ins, size_t first);
+
+} // namespace dlm::rt::cpu
+
+#endif // DLM_KERNELS_CPU_CPUKERNELS_H

@@ -1,0 +1,174 @@
+//===- runtime/CApi.cpp - The C ABI over tensors and kernels -------------===//
+#include "runtime/CApi.h"
+#include "runtime/Kernel.h"
+#include "runtime/Random.h"
+
+#include <string>
+
+using namespace dlm;
+using namespace dlm::rt;
+
+struct dlm_attrs {
+  Attrs attrs;
+};
+
+namespace {
+
+thread_local std::string lastError;
+
+TensorImpl *impl(const dlm_tensor *t) {
+  return reinterpret_cast<TensorImpl *>(const_cast<dlm_tensor *>(t));
+}
+dlm_tensor *handle(Tensor t) { return reinterpret_cast<dlm_tensor *>(t.release()); }
+Tensor borrow(const dlm_tensor *t) { return Tensor::share(impl(t)); }
+
+/// Runs fn, storing any error for dlm_last_error; returns 0 on success and 1 on error.
+template <typename Fn> int capture(Fn &&fn) {
+  Status s = guard(fn);
+  if (s) return 0;
+  lastError = s.message();
+  return 1;
+}
+
+std::optional<DType> toDType(int32_t d) {
+  if (d < 0 || d > (int32_t)DType::Bool) return std::nullopt;
+  return (DType)d;
+}
+
+DType needDType(int32_t d) {
+  auto dt = toDType(d);
+  if (!dt) throw Error("invalid dtype code " + std::to_string(d));
+  return *dt;
+}
+
+Shape toShape(int32_t rank, const int64_t *shape) {
+  check(rank >= 0, "negative rank");
+  return Shape(shape, shape + rank);
+}
+
+template <typename Make> dlm_tensor *makeTensor(Make &&make) {
+  dlm_tensor *out = nullptr;
+  capture([&] { out = handle(make()); });
+  return out;
+}
+
+int callWith(int32_t id, std::vector<Value> &ins, const dlm_attrs *attrs, dlm_tensor **outputs,
+             int32_t maxOutputs, int32_t *nOutputs) {
+  if (nOutputs) *nOutputs = 0;
+  return capture([&] {
+    Device device = Device::CPU;
+    for (const Value &v : ins)
+      if (v.isTensor()) {
+        device = v.tensor().device();
+        break;
+      }
+    const KernelInfo *k = kernelById(id, device);
+    if (!k) throw Error("no kernel with id " + std::to_string(id) + " on " + deviceName(device));
+    static const Attrs noAttrs;
+    std::vector<Value> outs;
+    Status s = callKernel(*k, ins, attrs ? attrs->attrs : noAttrs, outs);
+    if (!s) throw Error(s.message());
+    check((int32_t)outs.size() <= maxOutputs,
+          "'" + k->name + "' produced " + std::to_string(outs.size()) + " outputs, room for " +
+              std::to_string(maxOutputs));
+    for (size_t i = 0; i < outs.size(); ++i) outputs[i] = handle(outs[i].tensor());
+    if (nOutputs) *nOutputs = (int32_t)outs.size();
+  });
+}
+
+} // namespace
+
+extern "C" {
+
+const char *dlm_last_error(void) { return lastError.c_str(); }
+void dlm_clear_error(void) { lastError.clear(); }
+
+dlm_tensor *dlm_tensor_empty(int32_t dtype, int32_t rank, const int64_t *shape) {
+  return makeTensor([&] { return Tensor::empty(needDType(dtype), toShape(rank, shape)); });
+}
+dlm_tensor *dlm_tensor_zeros(int32_t dtype, int32_t rank, const int64_t *shape) {
+  return makeTensor([&] { return Tensor::zeros(needDType(dtype), toShape(rank, shape)); });
+}
+dlm_tensor *dlm_tensor_from_data(int32_t dtype, int32_t rank, const int64_t *shape,
+                                 const void *data) {
+  return makeTensor([&] { return Tensor::fromData(needDType(dtype), toShape(rank, shape), data); });
+}
+dlm_tensor *dlm_tensor_scalar_f64(double v) { return makeTensor([&] { return Tensor::scalarF64(v); }); }
+dlm_tensor *dlm_tensor_scalar_i64(int64_t v) { return makeTensor([&] { return Tensor::scalarI64(v); }); }
+dlm_tensor *dlm_tensor_scalar_bool(int32_t v) {
+  return makeTensor([&] { return Tensor::scalarBool(v != 0); });
+}
+
+void dlm_tensor_retain(dlm_tensor *t) {
+  if (t) impl(t)->refs.fetch_add(1, std::memory_order_relaxed);
+}
+void dlm_tensor_release(dlm_tensor *t) {
+  if (t) (void)Tensor::adopt(impl(t)); // the temporary drops the reference
+}
+
+int32_t dlm_tensor_dtype(const dlm_tensor *t) { return (int32_t)impl(t)->dtype; }
+int32_t dlm_tensor_rank(const dlm_tensor *t) { return (int32_t)impl(t)->shape.size(); }
+const int64_t *dlm_tensor_shape(const dlm_tensor *t) { return impl(t)->shape.data(); }
+const int64_t *dlm_tensor_strides(const dlm_tensor *t) { return impl(t)->strides.data(); }
+int64_t dlm_tensor_numel(const dlm_tensor *t) { return numelOf(impl(t)->shape); }
+void *dlm_tensor_data(const dlm_tensor *t) { return borrow(t).rawData(); }
+int32_t dlm_tensor_is_contiguous(const dlm_tensor *t) { return borrow(t).isContiguous(); }
+dlm_tensor *dlm_tensor_contiguous(dlm_tensor *t) {
+  return makeTensor([&] { return borrow(t).contiguous(); });
+}
+int dlm_tensor_item_f64(const dlm_tensor *t, double *out) {
+  return capture([&] { *out = borrow(t).item(); });
+}
+int dlm_tensor_item_i64(const dlm_tensor *t, int64_t *out) {
+  return capture([&] { *out = borrow(t).itemI64(); });
+}
+
+dlm_attrs *dlm_attrs_new(void) { return new dlm_attrs(); }
+void dlm_attrs_free(dlm_attrs *a) { delete a; }
+void dlm_attrs_set_int(dlm_attrs *a, const char *name, int64_t v) { a->attrs.set(name, v); }
+void dlm_attrs_set_float(dlm_attrs *a, const char *name, double v) { a->attrs.set(name, v); }
+void dlm_attrs_set_bool(dlm_attrs *a, const char *name, int32_t v) { a->attrs.set(name, v != 0); }
+void dlm_attrs_set_ints(dlm_attrs *a, const char *name, const int64_t *v, int64_t n) {
+  a->attrs.set(name, std::vector<int64_t>(v, v + n));
+}
+void dlm_attrs_set_string(dlm_attrs *a, const char *name, const char *v) {
+  a->attrs.set(name, std::string(v));
+}
+void dlm_attrs_set_dtype(dlm_attrs *a, const char *name, int32_t dtype) {
+  if (auto d = toDType(dtype)) a->attrs.set(name, *d);
+}
+void dlm_attrs_set_tensor(dlm_attrs *a, const char *name, dlm_tensor *t) {
+  a->attrs.set(name, borrow(t));
+}
+
+int32_t dlm_kernel_id(const char *name) {
+  if (!findKernel(name, Device::CPU) && !findKernel(name, Device::CUDA)) {
+    lastError = std::string("no kernel for op '") + name + "'";
+    return -1;
+  }
+  return kernelId(name);
+}
+
+int dlm_kernel_call(int32_t id, dlm_tensor *const *inputs, int32_t nInputs, const dlm_attrs *attrs,
+                    dlm_tensor **outputs, int32_t maxOutputs, int32_t *nOutputs) {
+  std::vector<Value> ins;
+  for (int32_t i = 0; i < nInputs; ++i) ins.emplace_back(borrow(inputs[i]));
+  return callWith(id, ins, attrs, outputs, maxOutputs, nOutputs);
+}
+
+int dlm_kernel_call_values(int32_t id, const dlm_value *inputs, int32_t nInputs,
+                           const dlm_attrs *attrs, dlm_tensor **outputs, int32_t maxOutputs,
+                           int32_t *nOutputs) {
+  std::vector<Value> ins;
+  for (int32_t i = 0; i < nInputs; ++i) {
+    if (inputs[i].tensor)
+      ins.emplace_back(borrow(inputs[i].tensor));
+    else
+      ins.emplace_back(std::string(inputs[i].str ? inputs[i].str : ""));
+  }
+  return callWith(id, ins, attrs, outputs, maxOutputs, nOutputs);
+}
+
+void dlm_seed(uint64_t s) { seed(s); }
+
+} // extern "C"

@@ -1,0 +1,106 @@
+/*===- runtime/CApi.h - The runtime's stable C ABI -------------------------===*
+ *
+ * What JIT-generated code and AOT executables call. Plain C: opaque handles, fixed-width
+ * integers, no exceptions cross it. Every function that can fail returns an int status
+ * (0 = ok, 1 = error) or a null handle, and leaves a message for dlm_last_error().
+ *
+ *   dlm_tensor *a = dlm_tensor_from_data(DLM_F32, 2, shape, data);
+ *   int32_t add = dlm_kernel_id("add");
+ *   dlm_tensor *ins[2] = {a, a}, *out;
+ *   int32_t nout;
+ *   if (dlm_kernel_call(add, ins, 2, NULL, &out, 1, &nout)) fputs(dlm_last_error(), stderr);
+ *   dlm_tensor_release(out); dlm_tensor_release(a);
+ *
+ * Ownership: functions returning a dlm_tensor* hand the caller one reference; outputs of a
+ * kernel call are new references; inputs are borrowed. Handles are thread-safe to retain and
+ * release from any thread.
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef DLM_RUNTIME_CAPI_H
+#define DLM_RUNTIME_CAPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Element types; the values equal dlm::DType's. */
+enum { DLM_F32 = 0, DLM_F64 = 1, DLM_I32 = 2, DLM_I64 = 3, DLM_BOOL = 4 };
+
+typedef struct dlm_tensor dlm_tensor;
+typedef struct dlm_attrs dlm_attrs;
+
+/* One kernel operand: a tensor (str == NULL) or a string (tensor == NULL). */
+typedef struct {
+  dlm_tensor *tensor;
+  const char *str;
+} dlm_value;
+
+/* --- errors ---------------------------------------------------------------------------- */
+/* The message of the last failed call on this thread ("" if none). Valid until the next call
+ * on this thread that fails. */
+const char *dlm_last_error(void);
+void dlm_clear_error(void);
+
+/* --- tensors --------------------------------------------------------------------------- */
+dlm_tensor *dlm_tensor_empty(int32_t dtype, int32_t rank, const int64_t *shape);
+dlm_tensor *dlm_tensor_zeros(int32_t dtype, int32_t rank, const int64_t *shape);
+/* Copies numel * element-size bytes of row-major data. */
+dlm_tensor *dlm_tensor_from_data(int32_t dtype, int32_t rank, const int64_t *shape, const void *data);
+dlm_tensor *dlm_tensor_scalar_f64(double v);
+dlm_tensor *dlm_tensor_scalar_i64(int64_t v);
+dlm_tensor *dlm_tensor_scalar_bool(int32_t v);
+void dlm_tensor_retain(dlm_tensor *t);
+void dlm_tensor_release(dlm_tensor *t);
+
+int32_t dlm_tensor_dtype(const dlm_tensor *t);
+int32_t dlm_tensor_rank(const dlm_tensor *t);
+const int64_t *dlm_tensor_shape(const dlm_tensor *t);
+/* Strides in elements. */
+const int64_t *dlm_tensor_strides(const dlm_tensor *t);
+int64_t dlm_tensor_numel(const dlm_tensor *t);
+/* Address of the first element (honours the view offset). */
+void *dlm_tensor_data(const dlm_tensor *t);
+int32_t dlm_tensor_is_contiguous(const dlm_tensor *t);
+/* A contiguous tensor with the same values (a new reference; t itself if already contiguous). */
+dlm_tensor *dlm_tensor_contiguous(dlm_tensor *t);
+/* The single value of a one-element tensor, converted. */
+int dlm_tensor_item_f64(const dlm_tensor *t, double *out);
+int dlm_tensor_item_i64(const dlm_tensor *t, int64_t *out);
+
+/* --- attributes ------------------------------------------------------------------------ */
+dlm_attrs *dlm_attrs_new(void);
+void dlm_attrs_free(dlm_attrs *a);
+void dlm_attrs_set_int(dlm_attrs *a, const char *name, int64_t v);
+void dlm_attrs_set_float(dlm_attrs *a, const char *name, double v);
+void dlm_attrs_set_bool(dlm_attrs *a, const char *name, int32_t v);
+void dlm_attrs_set_ints(dlm_attrs *a, const char *name, const int64_t *v, int64_t n);
+void dlm_attrs_set_string(dlm_attrs *a, const char *name, const char *v);
+void dlm_attrs_set_dtype(dlm_attrs *a, const char *name, int32_t dtype);
+/* Stores a new reference to t (for const{value}). */
+void dlm_attrs_set_tensor(dlm_attrs *a, const char *name, dlm_tensor *t);
+
+/* --- kernels --------------------------------------------------------------------------- */
+/* The id of op `name` (docs/ops.md), or -1 (with an error) if no device has a kernel for it. */
+int32_t dlm_kernel_id(const char *name);
+/* Runs kernel `id` on the device of its first tensor operand. `attrs` may be NULL. Writes up
+ * to max_outputs new references to outputs and the count produced to *n_outputs; more outputs
+ * than max_outputs is an error (nothing is leaked). */
+int dlm_kernel_call(int32_t id, dlm_tensor *const *inputs, int32_t n_inputs, const dlm_attrs *attrs,
+                    dlm_tensor **outputs, int32_t max_outputs, int32_t *n_outputs);
+/* Same, with operands that may be strings (print, save). */
+int dlm_kernel_call_values(int32_t id, const dlm_value *inputs, int32_t n_inputs,
+                           const dlm_attrs *attrs, dlm_tensor **outputs, int32_t max_outputs,
+                           int32_t *n_outputs);
+
+/* --- process-wide ---------------------------------------------------------------------- */
+/* Re-seeds the random number generator (same as the `seed` op). */
+void dlm_seed(uint64_t seed);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DLM_RUNTIME_CAPI_H */

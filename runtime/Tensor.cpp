@@ -1,0 +1,358 @@
+//===- runtime/Tensor.cpp - Tensors, buffers and the CPU allocator -------===//
+#include "runtime/Tensor.h"
+#include "runtime/Strided.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <new>
+
+namespace dlm::rt {
+
+const char *deviceName(Device d) { return d == Device::CPU ? "cpu" : "cuda"; }
+
+namespace {
+
+/// 64-byte aligned malloc. Sizes round up to a multiple of 64 (aligned_alloc requires it).
+class CpuAllocator final : public Allocator {
+public:
+  void *allocate(size_t bytes) override {
+    size_t rounded = (bytes + 63) / 64 * 64;
+    if (rounded == 0) rounded = 64;
+    void *p = std::aligned_alloc(64, rounded);
+    if (!p) throw Error("out of memory allocating " + std::to_string(bytes) + " bytes");
+    return p;
+  }
+  void deallocate(void *ptr, size_t) override { std::free(ptr); }
+  Device device() const override { return Device::CPU; }
+};
+
+CpuAllocator cpuAllocator;
+std::atomic<Allocator *> allocators[kNumDevices] = {&cpuAllocator, nullptr};
+
+} // namespace
+
+Allocator *allocatorFor(Device d) { return allocators[(int)d].load(); }
+void setAllocator(Allocator *alloc) { allocators[(int)alloc->device()].store(alloc); }
+
+Buffer *Buffer::create(size_t bytes, Device d) {
+  Allocator *a = allocatorFor(d);
+  check(a != nullptr, std::string("no allocator for device '") + deviceName(d) + "'");
+  void *p = a->allocate(bytes);
+  return new Buffer(p, bytes, a);
+}
+
+void Buffer::release() {
+  if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    alloc->deallocate(ptr, size);
+    delete this;
+  }
+}
+
+int64_t numelOf(const Shape &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    check(d >= 0, "negative dimension " + std::to_string(d) + " in shape " + shapeString(shape));
+    if (d != 0 && n > std::numeric_limits<int64_t>::max() / d)
+      throw Error("shape " + shapeString(shape) + " has too many elements");
+    n *= d;
+  }
+  return n;
+}
+
+Shape contiguousStrides(const Shape &shape) {
+  Shape s(shape.size());
+  int64_t acc = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    s[i] = acc;
+    acc *= shape[i] == 0 ? 1 : shape[i];
+  }
+  return s;
+}
+
+std::string shapeString(const Shape &shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(shape[i]);
+  }
+  return s + "]";
+}
+
+int64_t normalizeAxis(int64_t axis, int64_t rank, const char *what) {
+  int64_t r = rank == 0 ? 1 : rank;
+  if (axis < -r || axis >= r)
+    throw Error(std::string(what) + " " + std::to_string(axis) + " is out of range for rank " +
+                std::to_string(rank));
+  return axis < 0 ? axis + r : axis;
+}
+
+Tensor Tensor::share(TensorImpl *impl) {
+  if (impl) impl->refs.fetch_add(1, std::memory_order_relaxed);
+  return Tensor(impl);
+}
+
+Tensor &Tensor::operator=(const Tensor &o) {
+  if (o.impl) o.impl->refs.fetch_add(1, std::memory_order_relaxed);
+  releaseImpl();
+  impl = o.impl;
+  return *this;
+}
+
+Tensor &Tensor::operator=(Tensor &&o) noexcept {
+  if (this != &o) {
+    releaseImpl();
+    impl = o.impl;
+    o.impl = nullptr;
+  }
+  return *this;
+}
+
+void Tensor::releaseImpl() {
+  if (impl && impl->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete impl;
+  impl = nullptr;
+}
+
+TensorImpl *Tensor::release() {
+  TensorImpl *i = impl;
+  impl = nullptr;
+  return i;
+}
+
+Tensor Tensor::empty(DType dtype, const Shape &shape, Device device) {
+  int64_t n = numelOf(shape);
+  size_t esize = dtypeSize(dtype);
+  if (n > (int64_t)(std::numeric_limits<int64_t>::max() / 16))
+    throw Error("tensor of shape " + shapeString(shape) + " is too large");
+  auto *impl = new TensorImpl();
+  impl->dtype = dtype;
+  impl->shape = shape;
+  impl->strides = contiguousStrides(shape);
+  try {
+    impl->buffer = Buffer::create((size_t)n * esize, device);
+  } catch (...) {
+    delete impl;
+    throw;
+  }
+  return Tensor(impl);
+}
+
+Tensor Tensor::zeros(DType dtype, const Shape &shape) {
+  Tensor t = empty(dtype, shape);
+  std::memset(t.rawData(), 0, (size_t)t.numel() * t.elementSize());
+  return t;
+}
+
+Tensor Tensor::fromData(DType dtype, const Shape &shape, const void *data) {
+  Tensor t = empty(dtype, shape);
+  if (t.numel()) std::memcpy(t.rawData(), data, (size_t)t.numel() * t.elementSize());
+  return t;
+}
+
+Tensor Tensor::scalar(DType dtype, double v) {
+  Tensor t = empty(dtype, {});
+  dispatchDType(dtype, [&]<typename T>() { *t.data<T>() = static_cast<T>(v); });
+  return t;
+}
+
+Tensor Tensor::scalarI64(int64_t v) {
+  Tensor t = empty(DType::I64, {});
+  *t.data<int64_t>() = v;
+  return t;
+}
+Tensor Tensor::scalarF64(double v) { return scalar(DType::F64, v); }
+Tensor Tensor::scalarBool(bool v) {
+  Tensor t = empty(DType::Bool, {});
+  *t.data<bool>() = v;
+  return t;
+}
+
+bool Tensor::isContiguous() const {
+  int64_t expect = 1;
+  for (size_t i = impl->shape.size(); i-- > 0;) {
+    if (impl->shape[i] == 1) continue;
+    if (impl->shape[i] == 0) return true;
+    if (impl->strides[i] != expect) return false;
+    expect *= impl->shape[i];
+  }
+  return true;
+}
+
+std::string Tensor::typeString() const {
+  return std::string(dtypeName(dtype())) + shapeString(shape());
+}
+
+void *Tensor::rawData() const {
+  return static_cast<char *>(impl->buffer->data()) + impl->offset * (int64_t)elementSize();
+}
+
+namespace {
+int64_t linearIndex(const Tensor &t, const Shape &index) {
+  check(index.size() == t.shape().size(), "index rank does not match tensor rank");
+  int64_t off = 0;
+  for (size_t i = 0; i < index.size(); ++i) {
+    check(index[i] >= 0 && index[i] < t.shape()[i], "index out of range");
+    off += index[i] * t.strides()[i];
+  }
+  return off;
+}
+} // namespace
+
+double Tensor::getF64(const Shape &index) const {
+  int64_t off = linearIndex(*this, index);
+  return dispatchDType(dtype(), [&]<typename T>() { return (double)data<T>()[off]; });
+}
+
+int64_t Tensor::getI64(const Shape &index) const {
+  int64_t off = linearIndex(*this, index);
+  return dispatchDType(dtype(), [&]<typename T>() { return (int64_t)data<T>()[off]; });
+}
+
+double Tensor::item() const {
+  check(numel() == 1, "expected a single value, got " + typeString());
+  return dispatchDType(dtype(), [&]<typename T>() { return (double)data<T>()[0]; });
+}
+
+int64_t Tensor::itemI64() const {
+  check(numel() == 1, "expected a single value, got " + typeString());
+  return dispatchDType(dtype(), [&]<typename T>() { return (int64_t)data<T>()[0]; });
+}
+
+bool Tensor::itemBool() const {
+  check(numel() == 1, "expected a single value, got " + typeString());
+  return dispatchDType(dtype(), [&]<typename T>() { return data<T>()[0] != T(0); });
+}
+
+Tensor Tensor::clone() const {
+  Tensor out = empty(dtype(), shape(), device());
+  copyInto(out, *this);
+  return out;
+}
+
+Tensor Tensor::contiguous() const { return isContiguous() ? *this : clone(); }
+
+Tensor Tensor::view(const Shape &shape, const Shape &strides, int64_t offset) const {
+  auto *v = new TensorImpl();
+  v->dtype = dtype();
+  v->shape = shape;
+  v->strides = strides;
+  v->offset = offset;
+  v->buffer = impl->buffer;
+  v->buffer->retain();
+  return Tensor(v);
+}
+
+Tensor Tensor::reshape(Shape newShape) const {
+  int64_t known = 1, inferAt = -1;
+  for (size_t i = 0; i < newShape.size(); ++i) {
+    if (newShape[i] == -1) {
+      check(inferAt < 0, "reshape: only one dimension can be -1 in " + shapeString(newShape));
+      inferAt = (int64_t)i;
+      continue;
+    }
+    check(newShape[i] >= 0, "reshape: negative dimension in " + shapeString(newShape));
+    known *= newShape[i];
+  }
+  int64_t n = numel();
+  if (inferAt >= 0) {
+    check(known != 0 && n % known == 0,
+          "cannot reshape " + typeString() + " to " + shapeString(newShape));
+    newShape[inferAt] = n / known;
+  }
+  check(numelOf(newShape) == n, "cannot reshape " + typeString() + " to " + shapeString(newShape));
+  Tensor src = contiguous();
+  return src.view(newShape, contiguousStrides(newShape), src.offset());
+}
+
+Tensor Tensor::transpose(const std::vector<int64_t> &perm) const {
+  int64_t r = rank();
+  std::vector<int64_t> p = perm;
+  if (p.empty())
+    for (int64_t i = r - 1; i >= 0; --i) p.push_back(i);
+  check((int64_t)p.size() == r, "transpose: permutation " + shapeString(p) +
+                                    " does not match rank " + std::to_string(r));
+  std::vector<bool> seen(r, false);
+  Shape shape(r), strides(r);
+  for (int64_t i = 0; i < r; ++i) {
+    int64_t a = normalizeAxis(p[i], r, "transpose axis");
+    check(!seen[a], "transpose: repeated axis in permutation " + shapeString(p));
+    seen[a] = true;
+    shape[i] = this->shape()[a];
+    strides[i] = this->strides()[a];
+  }
+  return view(shape, strides, offset());
+}
+
+Tensor Tensor::broadcastTo(const Shape &target) const {
+  int64_t r = rank(), tr = (int64_t)target.size();
+  auto fail = [&] {
+    throw Error("cannot broadcast " + typeString() + " to shape " + shapeString(target));
+  };
+  if (r > tr) fail();
+  Shape strides(tr, 0);
+  for (int64_t i = 0; i < tr; ++i) {
+    int64_t si = i - (tr - r);
+    if (si < 0) continue;
+    int64_t d = shape()[si];
+    if (d == target[i])
+      strides[i] = this->strides()[si];
+    else if (d != 1)
+      fail();
+  }
+  return view(target, strides, offset());
+}
+
+Tensor Tensor::to(DType dt) const {
+  if (dt == dtype()) return contiguous();
+  Tensor out = empty(dt, shape());
+  copyInto(out, *this);
+  return out;
+}
+
+Shape broadcastByteStrides(const Tensor &t, const Shape &shape) {
+  Tensor b = t.broadcastTo(shape);
+  Shape s = b.strides();
+  for (auto &x : s) x *= (int64_t)t.elementSize();
+  return s;
+}
+
+namespace {
+template <typename D, typename S> D convertElem(S v) {
+  if constexpr (std::is_same_v<D, bool>)
+    return v != S(0);
+  else if constexpr (std::is_integral_v<D> && std::is_floating_point_v<S>) {
+    // Casting NaN or out-of-range floats to ints is undefined in C++; saturate instead.
+    if (std::isnan(v)) return D(0);
+    if (v >= (S)std::numeric_limits<D>::max()) return std::numeric_limits<D>::max();
+    if (v <= (S)std::numeric_limits<D>::min()) return std::numeric_limits<D>::min();
+    return static_cast<D>(v);
+  } else
+    return static_cast<D>(v);
+}
+} // namespace
+
+void copyInto(const Tensor &dst, const Tensor &src) {
+  check(dst.device() == Device::CPU && src.device() == Device::CPU,
+        "copyInto: CPU tensors expected");
+  Shape shape = dst.shape();
+  std::array<Shape, 2> strides = {broadcastByteStrides(dst, shape),
+                                  broadcastByteStrides(src, shape)};
+  dispatchDType(dst.dtype(), [&]<typename D>() {
+    dispatchDType(src.dtype(), [&]<typename S>() {
+      forEachStrided<2>(shape, {bytePtr(dst), bytePtr(src)}, strides,
+                        [](std::array<char *, 2> p, std::array<int64_t, 2> st, int64_t n) {
+                          if (st[0] == sizeof(D) && st[1] == sizeof(S)) {
+                            D *d = reinterpret_cast<D *>(p[0]);
+                            const S *s = reinterpret_cast<const S *>(p[1]);
+                            for (int64_t i = 0; i < n; ++i) d[i] = convertElem<D, S>(s[i]);
+                            return;
+                          }
+                          for (int64_t i = 0; i < n; ++i)
+                            *reinterpret_cast<D *>(p[0] + i * st[0]) =
+                                convertElem<D, S>(*reinterpret_cast<const S *>(p[1] + i * st[1]));
+                        });
+    });
+  });
+}
+
+} // namespace dlm::rt

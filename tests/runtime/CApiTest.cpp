@@ -1,0 +1,89 @@
+//===- tests/runtime/CApiTest.cpp - The C ABI as JIT/AOT code uses it ---------===//
+#include "runtime/CApi.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+namespace {
+
+TEST(CApi, CreateCallRelease) {
+  int64_t shape[2] = {2, 3};
+  float data[6] = {1, 2, 3, 4, 5, 6};
+  dlm_tensor *a = dlm_tensor_from_data(DLM_F32, 2, shape, data);
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(dlm_tensor_dtype(a), DLM_F32);
+  EXPECT_EQ(dlm_tensor_rank(a), 2);
+  EXPECT_EQ(dlm_tensor_shape(a)[1], 3);
+  EXPECT_EQ(dlm_tensor_numel(a), 6);
+  dlm_tensor *s = dlm_tensor_scalar_f64(0.5);
+  int32_t mul = dlm_kernel_id("mul");
+  ASSERT_GE(mul, 0);
+  dlm_tensor *ins[2] = {a, s};
+  dlm_tensor *out = nullptr;
+  int32_t nout = -1;
+  ASSERT_EQ(dlm_kernel_call(mul, ins, 2, nullptr, &out, 1, &nout), 0) << dlm_last_error();
+  EXPECT_EQ(nout, 1);
+  // A float scalar does not widen an f32 tensor.
+  EXPECT_EQ(dlm_tensor_dtype(out), DLM_F32);
+  const float *o = static_cast<const float *>(dlm_tensor_data(out));
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(o[i], data[i] * 0.5f);
+  dlm_tensor_release(out);
+  dlm_tensor_release(s);
+  dlm_tensor_release(a);
+}
+
+TEST(CApi, ErrorsAreReportedNotThrown) {
+  int64_t s1[2] = {3, 4}, s2[1] = {5};
+  dlm_tensor *a = dlm_tensor_zeros(DLM_F32, 2, s1);
+  dlm_tensor *b = dlm_tensor_zeros(DLM_F32, 1, s2);
+  dlm_tensor *ins[2] = {a, b};
+  dlm_tensor *out = nullptr;
+  int32_t nout = 0;
+  EXPECT_EQ(dlm_kernel_call(dlm_kernel_id("add"), ins, 2, nullptr, &out, 1, &nout), 1);
+  EXPECT_STREQ(dlm_last_error(), "cannot broadcast f32[3, 4] with f32[5]");
+  EXPECT_EQ(nout, 0);
+  EXPECT_EQ(dlm_kernel_id("frobnicate"), -1);
+  EXPECT_NE(std::strstr(dlm_last_error(), "frobnicate"), nullptr);
+  EXPECT_EQ(dlm_tensor_empty(99, 1, s2), nullptr);
+  EXPECT_NE(std::strstr(dlm_last_error(), "invalid dtype"), nullptr);
+  dlm_tensor_release(a);
+  dlm_tensor_release(b);
+}
+
+TEST(CApi, AttrsAndRefcounts) {
+  int64_t shape[1] = {4};
+  double data[4] = {1.5, -2.5, 3.5, 0};
+  dlm_tensor *a = dlm_tensor_from_data(DLM_F64, 1, shape, data);
+  dlm_tensor_retain(a);
+  dlm_tensor_release(a); // still alive: one reference left
+  dlm_attrs *attrs = dlm_attrs_new();
+  dlm_attrs_set_dtype(attrs, "dtype", DLM_I64);
+  dlm_tensor *out = nullptr;
+  int32_t nout = 0;
+  ASSERT_EQ(dlm_kernel_call(dlm_kernel_id("cast"), &a, 1, attrs, &out, 1, &nout), 0)
+      << dlm_last_error();
+  EXPECT_EQ(dlm_tensor_dtype(out), DLM_I64);
+  EXPECT_EQ(static_cast<const int64_t *>(dlm_tensor_data(out))[1], -2);
+  int64_t v = 0;
+  EXPECT_EQ(dlm_tensor_item_i64(out, &v), 1); // four elements: not a scalar
+  dlm_attrs_free(attrs);
+  dlm_tensor_release(out);
+  dlm_tensor_release(a);
+}
+
+TEST(CApi, TooFewOutputSlotsIsAnError) {
+  int64_t shape[1] = {2};
+  dlm_tensor *x = dlm_tensor_zeros(DLM_F32, 1, shape);
+  dlm_attrs *attrs = dlm_attrs_new();
+  dlm_attrs_set_float(attrs, "p", 0.5);
+  dlm_tensor *out = nullptr;
+  int32_t nout = 0;
+  // dropout returns (y, mask): one slot is not enough.
+  EXPECT_EQ(dlm_kernel_call(dlm_kernel_id("dropout"), &x, 1, attrs, &out, 1, &nout), 1);
+  EXPECT_NE(std::strstr(dlm_last_error(), "produced 2 outputs"), nullptr);
+  dlm_attrs_free(attrs);
+  dlm_tensor_release(x);
+}
+
+} // namespace

@@ -1,0 +1,171 @@
+//===- tests/runtime/TensorTest.cpp - Tensor layout, views and the kernel table ---===//
+#include "runtime/Kernel.h"
+#include "runtime/Random.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+using namespace dlm;
+using namespace dlm::rt;
+
+namespace {
+
+Tensor iota(DType dt, Shape shape) {
+  Tensor t = Tensor::empty(dt, shape);
+  dispatchDType(dt, [&]<typename T>() {
+    for (int64_t i = 0; i < t.numel(); ++i) t.data<T>()[i] = (T)i;
+  });
+  return t;
+}
+
+TEST(Tensor, ContiguousLayoutAndAlignment) {
+  Tensor t = Tensor::zeros(DType::F32, {3, 4});
+  EXPECT_EQ(t.shape(), (Shape{3, 4}));
+  EXPECT_EQ(t.strides(), (Shape{4, 1}));
+  EXPECT_EQ(t.numel(), 12);
+  EXPECT_TRUE(t.isContiguous());
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(t.rawData()) % 64, 0u);
+  EXPECT_EQ(t.typeString(), "f32[3, 4]");
+}
+
+TEST(Tensor, ScalarsAreZeroD) {
+  EXPECT_EQ(Tensor::scalarI64(7).rank(), 0);
+  EXPECT_EQ(Tensor::scalarI64(7).dtype(), DType::I64);
+  EXPECT_EQ(Tensor::scalarF64(0.5).item(), 0.5);
+  EXPECT_TRUE(Tensor::scalarBool(true).itemBool());
+  EXPECT_EQ(Tensor::scalarF64(2.5).typeString(), "f64[]");
+}
+
+TEST(Tensor, TransposeIsAViewAndContiguousCopies) {
+  Tensor t = iota(DType::F64, {2, 3});
+  Tensor tt = t.transpose();
+  EXPECT_EQ(tt.shape(), (Shape{3, 2}));
+  EXPECT_EQ(tt.buffer(), t.buffer());
+  EXPECT_FALSE(tt.isContiguous());
+  EXPECT_EQ(tt.getF64({2, 1}), 5.0);
+  EXPECT_EQ(tt.getF64({1, 0}), 1.0);
+  Tensor c = tt.contiguous();
+  EXPECT_TRUE(c.isContiguous());
+  EXPECT_NE(c.buffer(), t.buffer());
+  const double expect[] = {0, 3, 1, 4, 2, 5};
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(c.data<double>()[i], expect[i]);
+}
+
+TEST(Tensor, BroadcastViewHasZeroStrides) {
+  Tensor t = iota(DType::I32, {3});
+  Tensor b = t.broadcastTo({2, 3});
+  EXPECT_EQ(b.strides(), (Shape{0, 1}));
+  EXPECT_EQ(b.getI64({1, 2}), 2);
+  EXPECT_THROW(t.broadcastTo({4}), Error);
+}
+
+TEST(Tensor, ReshapeInfersOneDim) {
+  Tensor t = iota(DType::F32, {2, 6});
+  EXPECT_EQ(t.reshape({3, -1}).shape(), (Shape{3, 4}));
+  EXPECT_EQ(t.reshape({3, -1}).buffer(), t.buffer());
+  EXPECT_THROW(t.reshape({5, -1}), Error);
+  EXPECT_THROW(t.reshape({-1, -1}), Error);
+  // Reshaping a transposed view copies.
+  Tensor r = t.transpose().reshape({12});
+  EXPECT_EQ(r.getF64({1}), 6.0);
+}
+
+TEST(Tensor, CastSaturatesAndHandlesNaN) {
+  Tensor f = Tensor::fromVector<double>(DType::F64, {1e30, -1e30, NAN, 2.7, -2.7});
+  Tensor i = f.to(DType::I32);
+  EXPECT_EQ(i.getI64({0}), INT32_MAX);
+  EXPECT_EQ(i.getI64({1}), INT32_MIN);
+  EXPECT_EQ(i.getI64({2}), 0);
+  EXPECT_EQ(i.getI64({3}), 2);
+  EXPECT_EQ(i.getI64({4}), -2);
+  Tensor b = f.to(DType::Bool);
+  EXPECT_TRUE(b.getI64({3}));
+}
+
+TEST(Tensor, EmptyTensors) {
+  Tensor t = Tensor::empty(DType::F32, {0, 5});
+  EXPECT_EQ(t.numel(), 0);
+  EXPECT_TRUE(t.isContiguous());
+  EXPECT_EQ(t.clone().numel(), 0);
+  EXPECT_EQ(t.transpose().shape(), (Shape{5, 0}));
+}
+
+TEST(Tensor, RefcountSharesBuffer) {
+  Tensor a = Tensor::zeros(DType::F32, {4});
+  Tensor b = a;
+  EXPECT_EQ(a.get()->refs.load(), 2);
+  b = Tensor();
+  EXPECT_EQ(a.get()->refs.load(), 1);
+}
+
+TEST(Tensor, HugeShapesFailCleanly) {
+  EXPECT_THROW(Tensor::empty(DType::F64, {1LL << 40, 1LL << 40}), Error);
+  EXPECT_THROW(Tensor::empty(DType::F64, {-1}), Error);
+}
+
+TEST(KernelTable, LookupByOpName) {
+  EXPECT_NE(findKernel("add"), nullptr);
+  EXPECT_EQ(findKernel("no_such_op"), nullptr);
+  int32_t id = kernelId("add");
+  EXPECT_EQ(kernelById(id)->name, "add");
+  std::vector<Value> outs;
+  Status s = callKernel("no_such_op", {}, {}, outs);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("no kernel for op 'no_such_op'"), std::string::npos);
+}
+
+TEST(KernelTable, BroadcastMismatchIsAStatusNotACrash) {
+  std::vector<Value> ins = {Tensor::zeros(DType::F32, {3, 4}), Tensor::zeros(DType::F32, {5})};
+  std::vector<Value> outs;
+  Status s = callKernel("add", ins, {}, outs);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.message(), "cannot broadcast f32[3, 4] with f32[5]");
+}
+
+TEST(KernelTable, AttrsReportMissingAndWrongKinds) {
+  Attrs a{{"axis", int64_t(1)}, {"name", std::string("x")}};
+  EXPECT_EQ(a.getInt("axis"), 1);
+  EXPECT_EQ(a.getInts("axis"), (std::vector<int64_t>{1}));
+  EXPECT_EQ(a.getInt("missing", 5), 5);
+  try {
+    a.getInt("name");
+    FAIL();
+  } catch (const Error &e) {
+    EXPECT_STREQ(e.what(), "attribute 'name' is not an int");
+  }
+  EXPECT_THROW(a.getFloat("nope"), Error);
+}
+
+TEST(Random, PhiloxKnownAnswer) {
+  // Random123's known-answer test for philox4x32-10 with counter 0 and key 0.
+  auto w = philox4x32(0, 0);
+  EXPECT_EQ(w[0], 0x6627e8d5u);
+  EXPECT_EQ(w[1], 0xe169c58du);
+  EXPECT_EQ(w[2], 0xbc57ac4cu);
+  EXPECT_EQ(w[3], 0x9b00dbd8u);
+}
+
+TEST(Random, SeedRepeats) {
+  seed(42);
+  Tensor a = Tensor::empty(DType::F32, {1000});
+  fillNormal(a);
+  Tensor u = Tensor::empty(DType::F64, {7});
+  fillUniform(u);
+  seed(42);
+  Tensor b = Tensor::empty(DType::F32, {1000});
+  fillNormal(b);
+  EXPECT_EQ(std::memcmp(a.rawData(), b.rawData(), 4000), 0);
+  double mean = 0, var = 0;
+  for (int i = 0; i < 1000; ++i) mean += a.data<float>()[i] / 1000.0;
+  for (int i = 0; i < 1000; ++i) var += std::pow(a.data<float>()[i] - mean, 2) / 1000.0;
+  EXPECT_NEAR(mean, 0.0, 0.15);
+  EXPECT_NEAR(var, 1.0, 0.15);
+  for (int i = 0; i < 7; ++i) {
+    EXPECT_GE(u.data<double>()[i], 0.0);
+    EXPECT_LT(u.data<double>()[i], 1.0);
+  }
+}
+
+} // namespace
