@@ -83,6 +83,27 @@ const Tensor &Attrs::getTensor(const std::string &name) const {
   wrongKind(name, "a tensor");
 }
 
+std::vector<double> Attrs::getFloats(const std::string &name) const {
+  const Attr &v = need(*this, name);
+  if (auto *l = std::get_if<std::vector<double>>(&v)) return *l;
+  if (auto *l = std::get_if<std::vector<int64_t>>(&v)) return std::vector<double>(l->begin(), l->end());
+  if (auto *d = std::get_if<double>(&v)) return {*d};
+  wrongKind(name, "a float list");
+}
+
+std::vector<DType> Attrs::getDTypes(const std::string &name) const {
+  const Attr &v = need(*this, name);
+  if (auto *l = std::get_if<std::vector<DType>>(&v)) return *l;
+  if (auto *d = std::get_if<DType>(&v)) return {*d};
+  wrongKind(name, "a dtype list");
+}
+
+std::vector<std::vector<int64_t>> Attrs::getShapes(const std::string &name) const {
+  const Attr &v = need(*this, name);
+  if (auto *l = std::get_if<std::vector<std::vector<int64_t>>>(&v)) return *l;
+  wrongKind(name, "a list of shapes");
+}
+
 namespace {
 
 struct Table {

@@ -49,8 +49,18 @@ private:
   std::variant<Tensor, std::string> v;
 };
 
-/// One attribute value.
-using Attr = std::variant<int64_t, double, bool, std::vector<int64_t>, std::string, DType, Tensor>;
+/// An entry of a shape attribute (or a slice bound) whose value is the op's next trailing
+/// integer operand at run time: a symbolic dimension (zeros(B, 10)) or a dynamic slice bound.
+/// Equal to the compiler's kDynamicIndex. In `reshape`, -1 is the dimension to infer.
+inline constexpr int64_t kDynamicDim = INT64_MIN;
+/// A slice bound meaning "to the end of the dimension" in the step's direction (as `end`), or
+/// "from the start" in the step's direction (as `begin`). Equal to the compiler's kSliceToEnd.
+inline constexpr int64_t kSliceToEnd = INT64_MAX;
+
+/// One attribute value. Shapes are int lists (see kDynamicDim); `load` takes a list of dtypes
+/// and a list of shapes; a tensor literal (`const`) is a Tensor or flat floats with `shape`.
+using Attr = std::variant<int64_t, double, bool, std::vector<int64_t>, std::string, DType, Tensor,
+                          std::vector<double>, std::vector<DType>, std::vector<std::vector<int64_t>>>;
 
 /// Named attributes of one op instance. Getters throw rt::Error naming the attribute when it is
 /// missing or has another kind; `getOr` returns a default when it is missing.
@@ -73,6 +83,10 @@ public:
   const std::string &getString(const std::string &name) const;
   DType getDType(const std::string &name) const;
   const Tensor &getTensor(const std::string &name) const;
+  /// A float list; an int list is converted.
+  std::vector<double> getFloats(const std::string &name) const;
+  std::vector<DType> getDTypes(const std::string &name) const;
+  std::vector<std::vector<int64_t>> getShapes(const std::string &name) const;
 
   int64_t getInt(const std::string &name, int64_t dflt) const { return has(name) ? getInt(name) : dflt; }
   double getFloat(const std::string &name, double dflt) const { return has(name) ? getFloat(name) : dflt; }

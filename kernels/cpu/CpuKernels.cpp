@@ -5,6 +5,11 @@ namespace dlm::rt::cpu {
 
 void registerCpuKernels() {
   registerElementwiseKernels();
+  registerReduceKernels();
+  registerLinalgKernels();
+  registerShapeKernels();
+  registerNNKernels();
+  registerCreateKernels();
 }
 
 void expectArity(Inputs ins, size_t n, const char *op, bool variadic) {
@@ -67,8 +72,25 @@ DType floatResultType(DType computed, bool allScalars) {
   return allScalars ? DType::F64 : DType::F32;
 }
 
+int64_t intOperand(Inputs ins, size_t i, const char *op) {
+  const Tensor &d = tensorArg(ins, i, op);
+  check(d.numel() == 1 && !isFloat(d.dtype()),
+        std::string("'") + op + "': operand " + std::to_string(i) + " must be an int, got " +
+            d.typeString());
+  return d.itemI64();
+}
+
 Shape shapeFromAttrOrInputs(const Attrs &attrs, const char *name, Inputs ins, size_t first) {
-  if (attrs.has(name)) return attrs.getInts(name);
+  if (attrs.has(name)) {
+    Shape shape = attrs.getInts(name);
+    size_t next = first;
+    for (int64_t &d : shape) {
+      if (d != kDynamicDim) continue;
+      check(next < ins.size(), std::string("'") + name + "': missing operand for a symbolic dimension");
+      d = intOperand(ins, next++, name);
+    }
+    return shape;
+  }
   Shape shape;
   if (ins.size() == first + 1 && ins[first].isTensor() && ins[first].tensor().rank() == 1) {
     Tensor s = ins[first].tensor();
@@ -76,11 +98,7 @@ Shape shapeFromAttrOrInputs(const Attrs &attrs, const char *name, Inputs ins, si
     for (int64_t i = 0; i < s.numel(); ++i) shape.push_back(s.getI64({i}));
     return shape;
   }
-  for (size_t i = first; i < ins.size(); ++i) {
-    const Tensor &d = tensorArg(ins, i, name);
-    check(d.rank() == 0 && !isFloat(d.dtype()), "shape dimensions must be integers");
-    shape.push_back(d.itemI64());
-  }
+  for (size_t i = first; i < ins.size(); ++i) shape.push_back(intOperand(ins, i, name));
   return shape;
 }
 

@@ -49,9 +49,18 @@ DType resultType(const Tensor &a, const Tensor &b);
 /// its dtype; integer/bool inputs give f32, or f64 when every operand is 0-d (Python floats).
 DType floatResultType(DType computed, bool allScalars);
 
-/// A shape from attribute `name` or, when absent, from the operands starting at `first`
-/// (0-d integers, one per dimension, or one 1-D integer tensor such as shape_of's result).
+/// A shape from attribute `name` whose kDynamicDim entries take the values of the integer
+/// operands from `first` on, in order. When the attribute is absent the operands are the whole
+/// shape (0-d integers, one per dimension, or one 1-D integer tensor such as shape_of's result).
 Shape shapeFromAttrOrInputs(const Attrs &attrs, const char *name, Inputs ins, size_t first);
+/// The value of 0-d integer operand `i` (a run-time dimension or bound).
+int64_t intOperand(Inputs ins, size_t i, const char *op);
+
+/// Row-major C = A * B (+ beta * C) through OpenBLAS, each operand optionally transposed.
+void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+          const float *b, int64_t ldb, float beta, float *c, int64_t ldc);
+void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const double *a, int64_t lda,
+          const double *b, int64_t ldb, double beta, double *c, int64_t ldc);
 
 } // namespace dlm::rt::cpu
 

@@ -318,8 +318,8 @@ void whereKernel(Inputs ins, const Attrs &, Outputs &outs) {
   outs.emplace_back(out);
 }
 
-/// clip(x, lo, hi) = minimum(maximum(x, lo), hi); the result keeps x's dtype (bounds are
-/// usually language scalars).
+/// clip(x, lo, hi) = minimum(maximum(x, lo), hi) computed in x's dtype (the bounds are
+/// scalars, converted to it).
 void clipKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   const Tensor &x = tensorArg(ins, 0, "clip");
   Tensor lo, hi;
@@ -331,7 +331,7 @@ void clipKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
     lo = Tensor::scalarF64(attrs.getFloat("lo"));
     hi = Tensor::scalarF64(attrs.getFloat("hi"));
   }
-  DType dt = promoteTypes(resultType(x, lo), resultType(x, hi));
+  DType dt = x.dtype();
   Tensor m = run("maximum", {as(x, dt), as(lo, dt)});
   outs.emplace_back(run("minimum", {m, as(hi, dt)}));
 }

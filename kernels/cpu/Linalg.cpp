@@ -1,0 +1,184 @@
+//===- kernels/cpu/Linalg.cpp - matmul and dot ---------------------------===//
+//
+// matmul follows NumPy: 1-D operands gain (and then lose) a unit dimension, leading (batch)
+// dimensions broadcast. Float matrices go to OpenBLAS sgemm/dgemm. Views whose last two axes
+// are row-major or column-major (a transpose) are passed as they are, with the BLAS transpose
+// flag and leading dimension, so `x @ w.T` never copies; other layouts are made contiguous.
+// When only the left operand has batch dimensions and is contiguous, the whole batch is one
+// GEMM. Integer (and bool, computed as i64) matmul is a plain i-k-j loop.
+//
+//===----------------------------------------------------------------------===//
+#include "kernels/cpu/CpuKernels.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace dlm::rt::cpu {
+namespace {
+
+/// How BLAS sees a rows x cols matrix with element strides (rs, cs).
+struct GemmOperand {
+  bool trans = false;
+  int64_t ld = 1;
+};
+
+bool gemmLayout(int64_t rs, int64_t cs, int64_t rows, int64_t cols, GemmOperand &g) {
+  if (cs == 1 && (rows <= 1 || rs >= std::max<int64_t>(1, cols))) {
+    g = {false, rows <= 1 ? std::max<int64_t>(1, cols) : rs};
+    return true;
+  }
+  if (rs == 1 && (cols <= 1 || cs >= std::max<int64_t>(1, rows))) {
+    g = {true, cols <= 1 ? std::max<int64_t>(1, rows) : cs};
+    return true;
+  }
+  return false;
+}
+
+/// x itself if its last two axes suit BLAS, else a contiguous copy.
+Tensor gemmReady(const Tensor &x) {
+  GemmOperand g;
+  int64_t r = x.rank();
+  if (gemmLayout(x.strides()[r - 2], x.strides()[r - 1], x.dim(r - 2), x.dim(r - 1), g)) return x;
+  return x.contiguous();
+}
+
+template <typename T>
+void gemmOp(int64_t m, int64_t n, int64_t k, const T *a, GemmOperand ga, const T *b,
+            GemmOperand gb, T *c) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    std::memset(c, 0, sizeof(T) * m * n);
+    return;
+  }
+  gemm(ga.trans, gb.trans, m, n, k, a, ga.ld, b, gb.ld, T(0), c, n);
+}
+
+/// Integer matmul on arbitrary strides (element units).
+template <typename T>
+void intGemm(int64_t m, int64_t n, int64_t k, const T *a, int64_t ars, int64_t acs, const T *b,
+             int64_t brs, int64_t bcs, T *c) {
+  std::fill(c, c + m * n, T(0));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t p = 0; p < k; ++p) {
+      T av = a[i * ars + p * acs];
+      for (int64_t j = 0; j < n; ++j) c[i * n + j] += av * b[p * brs + j * bcs];
+    }
+}
+
+Tensor matmul(Tensor a, Tensor b, const char *op) {
+  check(a.rank() >= 1 && b.rank() >= 1, std::string("'") + op + "' needs operands of rank >= 1, got " +
+                                            a.typeString() + " and " + b.typeString());
+  bool aVec = a.rank() == 1, bVec = b.rank() == 1;
+  if (aVec) a = a.reshape({1, a.dim(0)});
+  if (bVec) b = b.reshape({b.dim(0), 1});
+  int64_t ra = a.rank(), rb = b.rank();
+  int64_t m = a.dim(ra - 2), k = a.dim(ra - 1), k2 = b.dim(rb - 2), n = b.dim(rb - 1);
+  std::string mismatch = "cannot multiply " + a.typeString() + " by " + b.typeString() +
+                         ": inner dimensions " + std::to_string(k) + " and " +
+                         std::to_string(k2) + " differ";
+  check(k == k2, mismatch);
+  Shape batch = broadcastShapes(Shape(a.shape().begin(), a.shape().end() - 2),
+                                Shape(b.shape().begin(), b.shape().end() - 2),
+                                "cannot broadcast the batch dimensions of " + a.typeString() +
+                                    " and " + b.typeString());
+  DType dt = promoteTypes(a.dtype(), b.dtype());
+  if (dt == DType::Bool) dt = DType::I64;
+  if (a.dtype() != dt) a = a.to(dt);
+  if (b.dtype() != dt) b = b.to(dt);
+
+  Shape outShape = batch;
+  outShape.push_back(m);
+  outShape.push_back(n);
+  Tensor out = Tensor::empty(dt, outShape);
+  int64_t nb = numelOf(batch);
+
+  // One GEMM for a contiguous batched left operand times a single matrix.
+  if (isFloat(dt) && rb == 2 && a.isContiguous() && nb > 0) {
+    Tensor bb = gemmReady(b);
+    GemmOperand ga{false, std::max<int64_t>(1, k)}, gb;
+    gemmLayout(bb.strides()[0], bb.strides()[1], k, n, gb);
+    dispatchDType(dt, [&]<typename T>() {
+      if constexpr (std::is_floating_point_v<T>)
+        gemmOp<T>(nb * m, n, k, a.data<T>(), ga, bb.data<T>(), gb, out.data<T>());
+    });
+  } else {
+    if (isFloat(dt)) {
+      a = gemmReady(a);
+      b = gemmReady(b);
+    }
+    Shape aShape = batch, bShape = batch;
+    aShape.insert(aShape.end(), {m, k});
+    bShape.insert(bShape.end(), {k, n});
+    Tensor av = a.broadcastTo(aShape), bv = b.broadcastTo(bShape);
+    int64_t r = (int64_t)aShape.size();
+    Shape idx(batch.size(), 0);
+    for (int64_t bi = 0; bi < nb; ++bi) {
+      int64_t offA = 0, offB = 0;
+      for (size_t d = 0; d < batch.size(); ++d) {
+        offA += idx[d] * av.strides()[d];
+        offB += idx[d] * bv.strides()[d];
+      }
+      int64_t ars = av.strides()[r - 2], acs = av.strides()[r - 1];
+      int64_t brs = bv.strides()[r - 2], bcs = bv.strides()[r - 1];
+      dispatchDType(dt, [&]<typename T>() {
+        const T *pa = av.data<T>() + offA;
+        const T *pb = bv.data<T>() + offB;
+        T *pc = out.data<T>() + bi * m * n;
+        if constexpr (std::is_floating_point_v<T>) {
+          GemmOperand ga, gb;
+          gemmLayout(ars, acs, m, k, ga);
+          gemmLayout(brs, bcs, k, n, gb);
+          gemmOp<T>(m, n, k, pa, ga, pb, gb, pc);
+        } else if constexpr (!std::is_same_v<T, bool>) {
+          intGemm<T>(m, n, k, pa, ars, acs, pb, brs, bcs, pc);
+        }
+      });
+      for (size_t d = batch.size(); d-- > 0;) {
+        if (++idx[d] < batch[d]) break;
+        idx[d] = 0;
+      }
+    }
+  }
+  Shape finalShape = batch;
+  if (!aVec) finalShape.push_back(m);
+  if (!bVec) finalShape.push_back(n);
+  return finalShape == outShape ? out : out.reshape(finalShape);
+}
+
+void matmulKernel(Inputs ins, const Attrs &, Outputs &outs) {
+  expectArity(ins, 2, "matmul");
+  outs.emplace_back(matmul(tensorArg(ins, 0, "matmul"), tensorArg(ins, 1, "matmul"), "matmul"));
+}
+
+/// dot(a, b): the inner product of two vectors (a 0-d result); higher ranks act as matmul.
+void dotKernel(Inputs ins, const Attrs &, Outputs &outs) {
+  expectArity(ins, 2, "dot");
+  const Tensor &a = tensorArg(ins, 0, "dot"), &b = tensorArg(ins, 1, "dot");
+  if (a.rank() == 1 && b.rank() == 1)
+    check(a.dim(0) == b.dim(0), "cannot take the dot product of " + a.typeString() + " and " +
+                                    b.typeString());
+  outs.emplace_back(matmul(a, b, "dot"));
+}
+
+} // namespace
+
+void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+          const float *b, int64_t ldb, float beta, float *c, int64_t ldc) {
+  cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans,
+              m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
+}
+
+void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const double *a, int64_t lda,
+          const double *b, int64_t ldb, double beta, double *c, int64_t ldc) {
+  cblas_dgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans,
+              m, n, k, 1.0, a, lda, b, ldb, beta, c, ldc);
+}
+
+void registerLinalgKernels() {
+  registerKernel("matmul", Device::CPU, matmulKernel);
+  registerKernel("dot", Device::CPU, dotKernel);
+}
+
+} // namespace dlm::rt::cpu

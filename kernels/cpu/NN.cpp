@@ -1,0 +1,437 @@
+//===- kernels/cpu/NN.cpp - Softmax, losses, convolution and pooling -----===//
+//
+// softmax / log_softmax subtract the row maximum before exponentiating (logsumexp), so large
+// logits never overflow; cross_entropy is fused (one pass: row max, log-sum-exp, pick the
+// label) and its gradient is softmax - onehot. conv2d is im2col + one GEMM per image, its
+// gradients the transposed GEMMs plus col2im. Pooling windows are k x k with stride k (floor),
+// like PyTorch's defaults. Layout is NCHW, weights OIHW.
+//
+//===----------------------------------------------------------------------===//
+#include "kernels/cpu/CpuKernels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace dlm::rt::cpu {
+namespace {
+
+/// A contiguous float tensor viewed as [outer, n, inner] around `axis`.
+struct AxisView {
+  Tensor x;
+  int64_t outer = 1, n = 1, inner = 1;
+};
+
+AxisView axisView(const Tensor &t, int64_t axisAttr, DType dt) {
+  AxisView v;
+  v.x = t.to(dt);
+  if (t.rank() == 0) return v;
+  int64_t axis = normalizeAxis(axisAttr, t.rank(), "softmax axis");
+  for (int64_t d = 0; d < axis; ++d) v.outer *= t.dim(d);
+  v.n = t.dim(axis);
+  for (int64_t d = axis + 1; d < t.rank(); ++d) v.inner *= t.dim(d);
+  return v;
+}
+
+/// Calls f(base, stride) for every lane (a 1-D run along the axis).
+template <typename F> void forEachLane(const AxisView &v, F f) {
+  for (int64_t o = 0; o < v.outer; ++o)
+    for (int64_t i = 0; i < v.inner; ++i) f(o * v.n * v.inner + i, v.inner);
+}
+
+template <bool Log> void softmaxKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
+  const char *op = Log ? "log_softmax" : "softmax";
+  expectArity(ins, 1, op);
+  const Tensor &x = tensorArg(ins, 0, op);
+  DType dt = floatResultType(x.dtype(), false);
+  AxisView v = axisView(x, attrs.getInt("axis", -1), dt);
+  Tensor out = Tensor::empty(dt, x.shape());
+  dispatchDType(dt, [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      const T *src = v.x.data<T>();
+      T *dst = out.data<T>();
+      forEachLane(v, [&](int64_t base, int64_t s) {
+        T m = -std::numeric_limits<T>::infinity();
+        for (int64_t j = 0; j < v.n; ++j) m = std::max(m, src[base + j * s]);
+        if (!std::isfinite(m)) m = std::isnan(m) ? m : T(0);
+        double sum = 0;
+        for (int64_t j = 0; j < v.n; ++j) {
+          T e = std::exp(src[base + j * s] - m);
+          if (!Log) dst[base + j * s] = e;
+          sum += e;
+        }
+        if (Log) {
+          T lse = m + (T)std::log(sum);
+          for (int64_t j = 0; j < v.n; ++j) dst[base + j * s] = src[base + j * s] - lse;
+        } else {
+          T inv = (T)(1.0 / sum);
+          for (int64_t j = 0; j < v.n; ++j) dst[base + j * s] *= inv;
+        }
+      });
+    }
+  });
+  outs.emplace_back(out);
+}
+
+/// softmax_grad(y, g){axis} = y * (g - sum(g * y)); log_softmax_grad(y, g){axis} =
+/// g - exp(y) * sum(g). y is the forward output.
+template <bool Log> void softmaxGradKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
+  const char *op = Log ? "log_softmax_grad" : "softmax_grad";
+  expectArity(ins, 2, op);
+  const Tensor &y = tensorArg(ins, 0, op), &g = tensorArg(ins, 1, op);
+  check(y.shape() == g.shape(), std::string("'") + op + "': " + y.typeString() + " vs gradient " +
+                                    g.typeString());
+  DType dt = floatResultType(promoteTypes(y.dtype(), g.dtype()), false);
+  int64_t axis = attrs.getInt("axis", -1);
+  AxisView vy = axisView(y, axis, dt), vg = axisView(g, axis, dt);
+  Tensor out = Tensor::empty(dt, y.shape());
+  dispatchDType(dt, [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      const T *py = vy.x.data<T>(), *pg = vg.x.data<T>();
+      T *dst = out.data<T>();
+      forEachLane(vy, [&](int64_t base, int64_t s) {
+        double acc = 0;
+        for (int64_t j = 0; j < vy.n; ++j)
+          acc += Log ? pg[base + j * s] : pg[base + j * s] * py[base + j * s];
+        for (int64_t j = 0; j < vy.n; ++j) {
+          int64_t i = base + j * s;
+          dst[i] = Log ? T(pg[i] - std::exp(py[i]) * acc) : T(py[i] * (pg[i] - acc));
+        }
+      });
+    }
+  });
+  outs.emplace_back(out);
+}
+
+/// Checks logits [N, C] and labels [N]; returns the labels as int64.
+std::vector<int64_t> checkedLabels(const Tensor &logits, const Tensor &labels, const char *op) {
+  check(logits.rank() == 2, std::string("'") + op + "': logits must be [N, C], got " +
+                                logits.typeString());
+  check(labels.rank() == 1 && labels.dim(0) == logits.dim(0) && !isFloat(labels.dtype()),
+        std::string("'") + op + "': labels " + labels.typeString() + " do not match logits " +
+            logits.typeString());
+  Tensor l = labels.to(DType::I64);
+  int64_t c = logits.dim(1);
+  std::vector<int64_t> out(l.data<int64_t>(), l.data<int64_t>() + l.numel());
+  for (size_t i = 0; i < out.size(); ++i)
+    check(out[i] >= 0 && out[i] < c, "label " + std::to_string(out[i]) + " at row " +
+                                         std::to_string(i) + " is out of range for " +
+                                         std::to_string(c) + " classes");
+  return out;
+}
+
+/// cross_entropy(logits [N, C], labels [N]) = mean_i(logsumexp(logits_i) - logits_i[label_i]).
+void crossEntropyKernel(Inputs ins, const Attrs &, Outputs &outs) {
+  expectArity(ins, 2, "cross_entropy");
+  const Tensor &logits = tensorArg(ins, 0, "cross_entropy"), &labels = tensorArg(ins, 1, "cross_entropy");
+  std::vector<int64_t> lab = checkedLabels(logits, labels, "cross_entropy");
+  DType dt = floatResultType(logits.dtype(), false);
+  Tensor x = logits.to(dt);
+  int64_t n = x.dim(0), c = x.dim(1);
+  double total = 0;
+  dispatchDType(dt, [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      for (int64_t i = 0; i < n; ++i) {
+        const T *row = x.data<T>() + i * c;
+        double m = -INFINITY;
+        for (int64_t j = 0; j < c; ++j) m = std::max(m, (double)row[j]);
+        double s = 0;
+        for (int64_t j = 0; j < c; ++j) s += std::exp((double)row[j] - m);
+        total += m + std::log(s) - (double)row[lab[i]];
+      }
+    }
+  });
+  outs.emplace_back(Tensor::scalar(dt, n ? total / (double)n : NAN));
+}
+
+/// cross_entropy_grad(logits, labels, g) = g * (softmax(logits) - onehot(labels)) / N.
+void crossEntropyGradKernel(Inputs ins, const Attrs &, Outputs &outs) {
+  expectArity(ins, 3, "cross_entropy_grad");
+  const Tensor &logits = tensorArg(ins, 0, "cross_entropy_grad");
+  std::vector<int64_t> lab =
+      checkedLabels(logits, tensorArg(ins, 1, "cross_entropy_grad"), "cross_entropy_grad");
+  double g = tensorArg(ins, 2, "cross_entropy_grad").item();
+  DType dt = floatResultType(logits.dtype(), false);
+  Tensor out = run("softmax", {logits.to(dt)}, Attrs{{"axis", int64_t(-1)}});
+  int64_t n = out.dim(0), c = out.dim(1);
+  double scale = n ? g / (double)n : 0;
+  dispatchDType(dt, [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      T *p = out.data<T>();
+      for (int64_t i = 0; i < n; ++i) {
+        p[i * c + lab[i]] -= T(1);
+        for (int64_t j = 0; j < c; ++j) p[i * c + j] *= (T)scale;
+      }
+    }
+  });
+  outs.emplace_back(out);
+}
+
+/// mse(a, b) = mean((a - b)^2) over the broadcast shape.
+void mseKernel(Inputs ins, const Attrs &, Outputs &outs) {
+  expectArity(ins, 2, "mse");
+  Tensor d = run("sub", {tensorArg(ins, 0, "mse"), tensorArg(ins, 1, "mse")});
+  DType dt = floatResultType(d.dtype(), false);
+  Tensor sq = run("mul", {d.to(dt), d.to(dt)});
+  outs.emplace_back(run("mean", {sq}));
+}
+
+// --- convolution ---------------------------------------------------------------------------
+
+struct ConvGeom {
+  int64_t n, c, h, w, o, kh, kw, stride, pad, oh, ow;
+  int64_t ckk() const { return c * kh * kw; }
+  int64_t ohw() const { return oh * ow; }
+};
+
+ConvGeom convGeometry(const Shape &x, const Shape &w, const Attrs &attrs, const char *op) {
+  check(x.size() == 4, std::string("'") + op + "': input must be NCHW, got shape " + shapeString(x));
+  check(w.size() == 4, std::string("'") + op + "': weight must be OIHW, got shape " + shapeString(w));
+  check(x[1] == w[1], std::string("'") + op + "': input has " + std::to_string(x[1]) +
+                          " channels but the weight expects " + std::to_string(w[1]));
+  ConvGeom g{x[0], x[1], x[2], x[3], w[0], w[2], w[3], attrs.getInt("stride", 1),
+             attrs.getInt("padding", 0), 0, 0};
+  check(g.stride > 0 && g.pad >= 0, std::string("'") + op +
+                                        "': stride must be positive and padding non-negative");
+  int64_t hp = g.h + 2 * g.pad, wp = g.w + 2 * g.pad;
+  check(hp >= g.kh && wp >= g.kw, std::string("'") + op + "': kernel " + shapeString(w) +
+                                      " is larger than the padded input " + shapeString(x));
+  g.oh = (hp - g.kh) / g.stride + 1;
+  g.ow = (wp - g.kw) / g.stride + 1;
+  return g;
+}
+
+/// col[(c*kh + i)*kw + j][oy*ow + ox] = x[c][oy*s - p + i][ox*s - p + j] (0 outside).
+template <typename T> void im2col(const ConvGeom &g, const T *x, T *col) {
+  for (int64_t c = 0; c < g.c; ++c)
+    for (int64_t i = 0; i < g.kh; ++i)
+      for (int64_t j = 0; j < g.kw; ++j) {
+        T *row = col + ((c * g.kh + i) * g.kw + j) * g.ohw();
+        for (int64_t oy = 0; oy < g.oh; ++oy) {
+          int64_t y = oy * g.stride - g.pad + i;
+          for (int64_t ox = 0; ox < g.ow; ++ox) {
+            int64_t xx = ox * g.stride - g.pad + j;
+            bool in = y >= 0 && y < g.h && xx >= 0 && xx < g.w;
+            row[oy * g.ow + ox] = in ? x[(c * g.h + y) * g.w + xx] : T(0);
+          }
+        }
+      }
+}
+
+/// The adjoint of im2col: adds every column entry back to its input pixel.
+template <typename T> void col2im(const ConvGeom &g, const T *col, T *x) {
+  for (int64_t c = 0; c < g.c; ++c)
+    for (int64_t i = 0; i < g.kh; ++i)
+      for (int64_t j = 0; j < g.kw; ++j) {
+        const T *row = col + ((c * g.kh + i) * g.kw + j) * g.ohw();
+        for (int64_t oy = 0; oy < g.oh; ++oy) {
+          int64_t y = oy * g.stride - g.pad + i;
+          if (y < 0 || y >= g.h) continue;
+          for (int64_t ox = 0; ox < g.ow; ++ox) {
+            int64_t xx = ox * g.stride - g.pad + j;
+            if (xx >= 0 && xx < g.w) x[(c * g.h + y) * g.w + xx] += row[oy * g.ow + ox];
+          }
+        }
+      }
+}
+
+DType convDType(const Tensor &a, const Tensor &b) {
+  return floatResultType(promoteTypes(a.dtype(), b.dtype()), false);
+}
+
+void conv2dKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
+  expectArity(ins, 2, "conv2d");
+  const Tensor &xin = tensorArg(ins, 0, "conv2d"), &win = tensorArg(ins, 1, "conv2d");
+  ConvGeom g = convGeometry(xin.shape(), win.shape(), attrs, "conv2d");
+  DType dt = convDType(xin, win);
+  Tensor x = xin.to(dt), w = win.to(dt);
+  Tensor out = Tensor::empty(dt, {g.n, g.o, g.oh, g.ow});
+  dispatchDType(dt, [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      std::vector<T> col(g.ckk() * g.ohw());
+      for (int64_t b = 0; b < g.n; ++b) {
+        im2col(g, x.data<T>() + b * g.c * g.h * g.w, col.data());
+        gemm(false, false, g.o, g.ohw(), g.ckk(), w.data<T>(), g.ckk(), col.data(), g.ohw(), T(0),
+             out.data<T>() + b * g.o * g.ohw(), g.ohw());
+      }
+    }
+  });
+  outs.emplace_back(out);
+}
+
+/// conv2d_grad_input(g, w){stride, padding, input_shape}: col = w^T g, then col2im.
+void conv2dGradInputKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
+  expectArity(ins, 2, "conv2d_grad_input");
+  const Tensor &gin = tensorArg(ins, 0, "conv2d_grad_input"), &win = tensorArg(ins, 1, "conv2d_grad_input");
+  ConvGeom g = convGeometry(attrs.getInts("input_shape"), win.shape(), attrs, "conv2d_grad_input");
+  check(gin.shape() == Shape({g.n, g.o, g.oh, g.ow}),
+        "'conv2d_grad_input': gradient " + gin.typeString() + " does not match the output shape " +
+            shapeString({g.n, g.o, g.oh, g.ow}));
+  DType dt = convDType(gin, win);
+  Tensor gr = gin.to(dt), w = win.to(dt);
+  Tensor dx = Tensor::zeros(dt, {g.n, g.c, g.h, g.w});
+  dispatchDType(dt, [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      std::vector<T> col(g.ckk() * g.ohw());
+      for (int64_t b = 0; b < g.n; ++b) {
+        gemm(true, false, g.ckk(), g.ohw(), g.o, w.data<T>(), g.ckk(),
+             gr.data<T>() + b * g.o * g.ohw(), g.ohw(), T(0), col.data(), g.ohw());
+        col2im(g, col.data(), dx.data<T>() + b * g.c * g.h * g.w);
+      }
+    }
+  });
+  outs.emplace_back(dx);
+}
+
+/// conv2d_grad_weight(x, g){stride, padding, weight_shape}: dW = sum_b g_b col_b^T.
+void conv2dGradWeightKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
+  expectArity(ins, 2, "conv2d_grad_weight");
+  const Tensor &xin = tensorArg(ins, 0, "conv2d_grad_weight"), &gin = tensorArg(ins, 1, "conv2d_grad_weight");
+  ConvGeom g = convGeometry(xin.shape(), attrs.getInts("weight_shape"), attrs, "conv2d_grad_weight");
+  check(gin.shape() == Shape({g.n, g.o, g.oh, g.ow}),
+        "'conv2d_grad_weight': gradient " + gin.typeString() + " does not match the output shape " +
+            shapeString({g.n, g.o, g.oh, g.ow}));
+  DType dt = convDType(xin, gin);
+  Tensor x = xin.to(dt), gr = gin.to(dt);
+  Tensor dw = Tensor::zeros(dt, {g.o, g.c, g.kh, g.kw});
+  dispatchDType(dt, [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      std::vector<T> col(g.ckk() * g.ohw());
+      for (int64_t b = 0; b < g.n; ++b) {
+        im2col(g, x.data<T>() + b * g.c * g.h * g.w, col.data());
+        gemm(false, true, g.o, g.ckk(), g.ohw(), gr.data<T>() + b * g.o * g.ohw(), g.ohw(),
+             col.data(), g.ohw(), T(1), dw.data<T>(), g.ckk());
+      }
+    }
+  });
+  outs.emplace_back(dw);
+}
+
+// --- pooling -------------------------------------------------------------------------------
+
+struct PoolGeom {
+  int64_t planes, h, w, k, oh, ow;
+};
+
+PoolGeom poolGeometry(const Shape &x, const Attrs &attrs, const char *op) {
+  check(x.size() == 4, std::string("'") + op + "': input must be NCHW, got shape " + shapeString(x));
+  int64_t k = attrs.getInt("k");
+  check(k > 0, std::string("'") + op + "': window must be positive, got " + std::to_string(k));
+  return {x[0] * x[1], x[2], x[3], k, x[2] / k, x[3] / k};
+}
+
+/// Index (within the plane) of the first maximum of window (oy, ox); NaN wins.
+template <typename T> int64_t windowArgmax(const PoolGeom &g, const T *plane, int64_t oy, int64_t ox) {
+  int64_t best = (oy * g.k) * g.w + ox * g.k;
+  for (int64_t i = 0; i < g.k; ++i)
+    for (int64_t j = 0; j < g.k; ++j) {
+      int64_t at = (oy * g.k + i) * g.w + ox * g.k + j;
+      if (std::isnan(plane[best])) return best;
+      if (plane[at] > plane[best] || std::isnan(plane[at])) best = at;
+    }
+  return best;
+}
+
+template <bool Max> void poolKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
+  const char *op = Max ? "max_pool2d" : "avg_pool2d";
+  expectArity(ins, 1, op);
+  const Tensor &xin = tensorArg(ins, 0, op);
+  PoolGeom g = poolGeometry(xin.shape(), attrs, op);
+  DType dt = floatResultType(xin.dtype(), false);
+  Tensor x = xin.to(dt);
+  Tensor out = Tensor::empty(dt, {xin.dim(0), xin.dim(1), g.oh, g.ow});
+  dispatchDType(dt, [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      for (int64_t p = 0; p < g.planes; ++p) {
+        const T *plane = x.data<T>() + p * g.h * g.w;
+        T *o = out.data<T>() + p * g.oh * g.ow;
+        for (int64_t oy = 0; oy < g.oh; ++oy)
+          for (int64_t ox = 0; ox < g.ow; ++ox) {
+            if (Max) {
+              o[oy * g.ow + ox] = plane[windowArgmax(g, plane, oy, ox)];
+              continue;
+            }
+            double s = 0;
+            for (int64_t i = 0; i < g.k; ++i)
+              for (int64_t j = 0; j < g.k; ++j) s += plane[(oy * g.k + i) * g.w + ox * g.k + j];
+            o[oy * g.ow + ox] = (T)(s / (double)(g.k * g.k));
+          }
+      }
+    }
+  });
+  outs.emplace_back(out);
+}
+
+/// max_pool2d_grad(x, g){k}: each window's gradient goes to its (first) maximum.
+void maxPoolGradKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
+  expectArity(ins, 2, "max_pool2d_grad");
+  const Tensor &xin = tensorArg(ins, 0, "max_pool2d_grad"), &gin = tensorArg(ins, 1, "max_pool2d_grad");
+  PoolGeom g = poolGeometry(xin.shape(), attrs, "max_pool2d_grad");
+  check(gin.shape() == Shape({xin.dim(0), xin.dim(1), g.oh, g.ow}),
+        "'max_pool2d_grad': gradient " + gin.typeString() + " does not match the pooled shape");
+  DType dt = floatResultType(promoteTypes(xin.dtype(), gin.dtype()), false);
+  Tensor x = xin.to(dt), gr = gin.to(dt);
+  Tensor dx = Tensor::zeros(dt, xin.shape());
+  dispatchDType(dt, [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      for (int64_t p = 0; p < g.planes; ++p) {
+        const T *plane = x.data<T>() + p * g.h * g.w;
+        const T *gp = gr.data<T>() + p * g.oh * g.ow;
+        T *d = dx.data<T>() + p * g.h * g.w;
+        for (int64_t oy = 0; oy < g.oh; ++oy)
+          for (int64_t ox = 0; ox < g.ow; ++ox) d[windowArgmax(g, plane, oy, ox)] += gp[oy * g.ow + ox];
+      }
+    }
+  });
+  outs.emplace_back(dx);
+}
+
+/// avg_pool2d_grad(g){k, input_shape}: each window's gradient spread evenly (/k^2).
+void avgPoolGradKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
+  expectArity(ins, 1, "avg_pool2d_grad");
+  const Tensor &gin = tensorArg(ins, 0, "avg_pool2d_grad");
+  Shape inShape = attrs.getInts("input_shape");
+  PoolGeom g = poolGeometry(inShape, attrs, "avg_pool2d_grad");
+  check(gin.shape() == Shape({inShape[0], inShape[1], g.oh, g.ow}),
+        "'avg_pool2d_grad': gradient " + gin.typeString() + " does not match the pooled shape");
+  DType dt = floatResultType(gin.dtype(), false);
+  Tensor gr = gin.to(dt);
+  Tensor dx = Tensor::zeros(dt, inShape);
+  dispatchDType(dt, [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      T inv = T(1) / T(g.k * g.k);
+      for (int64_t p = 0; p < g.planes; ++p) {
+        const T *gp = gr.data<T>() + p * g.oh * g.ow;
+        T *d = dx.data<T>() + p * g.h * g.w;
+        for (int64_t oy = 0; oy < g.oh; ++oy)
+          for (int64_t ox = 0; ox < g.ow; ++ox)
+            for (int64_t i = 0; i < g.k; ++i)
+              for (int64_t j = 0; j < g.k; ++j)
+                d[(oy * g.k + i) * g.w + ox * g.k + j] = gp[oy * g.ow + ox] * inv;
+      }
+    }
+  });
+  outs.emplace_back(dx);
+}
+
+} // namespace
+
+void registerNNKernels() {
+  registerKernel("softmax", Device::CPU, softmaxKernel<false>);
+  registerKernel("log_softmax", Device::CPU, softmaxKernel<true>);
+  registerKernel("softmax_grad", Device::CPU, softmaxGradKernel<false>);
+  registerKernel("log_softmax_grad", Device::CPU, softmaxGradKernel<true>);
+  registerKernel("cross_entropy", Device::CPU, crossEntropyKernel);
+  registerKernel("cross_entropy_grad", Device::CPU, crossEntropyGradKernel);
+  registerKernel("mse", Device::CPU, mseKernel);
+  registerKernel("conv2d", Device::CPU, conv2dKernel);
+  registerKernel("conv2d_grad_input", Device::CPU, conv2dGradInputKernel);
+  registerKernel("conv2d_grad_weight", Device::CPU, conv2dGradWeightKernel);
+  registerKernel("max_pool2d", Device::CPU, poolKernel<true>);
+  registerKernel("avg_pool2d", Device::CPU, poolKernel<false>);
+  registerKernel("max_pool2d_grad", Device::CPU, maxPoolGradKernel);
+  registerKernel("avg_pool2d_grad", Device::CPU, avgPoolGradKernel);
+}
+
+} // namespace dlm::rt::cpu
