@@ -166,4 +166,36 @@ std::string_view Graph::internFile(std::string_view file) {
   return fileNames.back();
 }
 
+std::vector<Type> graphTypes(const Type &t) {
+  switch (t.kind()) {
+  case Type::Kind::Int: return {Type::tensor(DType::I64, {})};
+  case Type::Kind::Float: return {Type::tensor(DType::F64, {})};
+  case Type::Kind::Bool: return {Type::tensor(DType::Bool, {})};
+  case Type::Kind::None: return {};
+  case Type::Kind::Tuple: {
+    std::vector<Type> out;
+    for (const Type &e : t.elements())
+      for (Type &g : graphTypes(e))
+        out.push_back(std::move(g));
+    return out;
+  }
+  default: return {t};
+  }
+}
+
+bool typesCompatible(const Type &a, const Type &b) {
+  if (a.kind() != b.kind())
+    return false;
+  if (!a.isTensor())
+    return true;
+  if (a.dtype() != b.dtype() || a.rank() != b.rank())
+    return false;
+  for (size_t i = 0; i < a.rank(); ++i) {
+    const Dim &x = a.shape()[i], &y = b.shape()[i];
+    if (x.isStatic() && y.isStatic() && x.size() != y.size())
+      return false;
+  }
+  return true;
+}
+
 } // namespace dlm::graph

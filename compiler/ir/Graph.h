@@ -182,6 +182,15 @@ private:
   std::deque<std::string> fileNames; // deque: elements never move, so views stay valid.
 };
 
+/// The graph types a value of language type `t` travels as: int, float and bool become 0-d
+/// tensors (i64, f64, bool), tensors and str stay, tuples are flattened in order, none gives
+/// nothing.
+std::vector<Type> graphTypes(const Type &t);
+
+/// True when two graph types can describe the same value: same kind, dtype and rank, and equal
+/// sizes wherever both dims are static (symbolic dims match anything).
+bool typesCompatible(const Type &a, const Type &b);
+
 } // namespace dlm::graph
 
 #endif // DLM_COMPILER_IR_GRAPH_H

@@ -114,7 +114,10 @@ const AttrSpec *OpInfo::findAttr(std::string_view attr) const {
   return nullptr;
 }
 
-OpRegistry::OpRegistry() { registerBuiltinOps(*this); }
+OpRegistry::OpRegistry() {
+  registerBuiltinOps(*this);
+  registerGraphOps(*this);
+}
 
 OpRegistry &OpRegistry::get() {
   static OpRegistry registry;

@@ -135,6 +135,8 @@ private:
 
 /// Fills `registry` with the ops of docs/ops.md (Ops.cpp).
 void registerBuiltinOps(OpRegistry &registry);
+/// Adds the graph-only ops: the control-flow primitives and lowering's helpers (GraphOps.cpp).
+void registerGraphOps(OpRegistry &registry);
 
 } // namespace dlm
 
