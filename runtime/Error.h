@@ -23,8 +23,12 @@ public:
   explicit Error(const std::string &message) : std::runtime_error(message) {}
 };
 
-/// Throws `Error(message)` unless `cond` holds.
+/// Throws `Error(message)` unless `cond` holds. The message is built even when `cond` holds,
+/// so hot loops use `if (!cond) throw Error(...)` instead.
 inline void check(bool cond, const std::string &message) {
+  if (!cond) throw Error(message);
+}
+inline void check(bool cond, const char *message) {
   if (!cond) throw Error(message);
 }
 

@@ -10,6 +10,7 @@ void registerCpuKernels() {
   registerShapeKernels();
   registerNNKernels();
   registerCreateKernels();
+  registerIOKernels();
 }
 
 void expectArity(Inputs ins, size_t n, const char *op, bool variadic) {

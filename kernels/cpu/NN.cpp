@@ -115,9 +115,9 @@ std::vector<int64_t> checkedLabels(const Tensor &logits, const Tensor &labels, c
   int64_t c = logits.dim(1);
   std::vector<int64_t> out(l.data<int64_t>(), l.data<int64_t>() + l.numel());
   for (size_t i = 0; i < out.size(); ++i)
-    check(out[i] >= 0 && out[i] < c, "label " + std::to_string(out[i]) + " at row " +
-                                         std::to_string(i) + " is out of range for " +
-                                         std::to_string(c) + " classes");
+    if (out[i] < 0 || out[i] >= c)
+      throw Error("label " + std::to_string(out[i]) + " at row " + std::to_string(i) +
+                  " is out of range for " + std::to_string(c) + " classes");
   return out;
 }
 

@@ -1,0 +1,82 @@
+//===- kernels/cpu/IO.cpp - Side-effecting ops: print, save, load, assert, data ---===//
+//
+// The runtime halves of print/save/load/assert and the dataset readers behind the stdlib's
+// `data` module (runtime/Print.h, Checkpoint.h, Data.h). They run on the CPU; the graph
+// orders them with control edges.
+//
+//===----------------------------------------------------------------------===//
+#include "kernels/cpu/CpuKernels.h"
+#include "runtime/Checkpoint.h"
+#include "runtime/Data.h"
+#include "runtime/Print.h"
+
+namespace dlm::rt::cpu {
+namespace {
+
+/// print(values...){scalars}: one line, values separated by spaces. `scalars` (optional int
+/// list, one per operand) marks language scalars; see formatPrintLine.
+void printKernel(Inputs ins, const Attrs &attrs, Outputs &) {
+  writeOutput(formatPrintLine(ins, attrs.getInts("scalars", {})) + "\n");
+}
+
+/// save(path, tensors...).
+void saveKernel(Inputs ins, const Attrs &, Outputs &) {
+  expectArity(ins, 1, "save", true);
+  std::vector<Tensor> tensors;
+  for (size_t i = 1; i < ins.size(); ++i) tensors.push_back(tensorArg(ins, i, "save"));
+  saveCheckpoint(ins[0].str(), tensors);
+}
+
+/// load(path){dtypes, shapes}: the saved tensors, checked against the expected dtypes and
+/// shapes when given (a negative dimension matches any size).
+void loadKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
+  expectArity(ins, 1, "load");
+  std::optional<CheckpointSpec> spec;
+  if (attrs.has("dtypes")) {
+    spec = CheckpointSpec{attrs.getDTypes("dtypes"), {}};
+    if (attrs.has("shapes")) spec->shapes = attrs.getShapes("shapes");
+  }
+  for (Tensor &t : loadCheckpoint(ins[0].str(), spec)) outs.emplace_back(std::move(t));
+}
+
+/// assert(cond){message}: fails with "assertion failed: message"; the caller adds the location.
+void assertKernel(Inputs ins, const Attrs &attrs, Outputs &) {
+  expectArity(ins, 1, "assert");
+  const Tensor &c = tensorArg(ins, 0, "assert");
+  check(c.numel() == 1, "assert condition must be a single bool, got " + c.typeString());
+  if (c.itemBool()) return;
+  std::string msg = attrs.has("message") ? attrs.getString("message") : "";
+  throw Error(msg.empty() ? "assertion failed" : "assertion failed: " + msg);
+}
+
+/// fashion_mnist(split) or fashion_mnist{split} -> (images f32 [N, 784], labels i64 [N]).
+void fashionMnistKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
+  std::string split = attrs.has("split") ? attrs.getString("split") : (expectArity(ins, 1, "fashion_mnist"), ins[0].str());
+  auto [x, y] = fashionMnist(split);
+  outs.emplace_back(x);
+  outs.emplace_back(y);
+}
+
+void loadIdxKernel(Inputs ins, const Attrs &, Outputs &outs) {
+  expectArity(ins, 1, "load_idx");
+  outs.emplace_back(readIdx(ins[0].str()));
+}
+
+void loadCsvKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
+  expectArity(ins, 1, "load_csv");
+  outs.emplace_back(readCsv(ins[0].str(), attrs.getDType("dtype", DType::F32)));
+}
+
+} // namespace
+
+void registerIOKernels() {
+  registerKernel("print", Device::CPU, printKernel);
+  registerKernel("save", Device::CPU, saveKernel);
+  registerKernel("load", Device::CPU, loadKernel);
+  registerKernel("assert", Device::CPU, assertKernel);
+  registerKernel("fashion_mnist", Device::CPU, fashionMnistKernel);
+  registerKernel("load_idx", Device::CPU, loadIdxKernel);
+  registerKernel("load_csv", Device::CPU, loadCsvKernel);
+}
+
+} // namespace dlm::rt::cpu
