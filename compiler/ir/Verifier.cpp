@@ -178,6 +178,12 @@ private:
         edgesOk = false;
         continue;
       }
+      if (g.node(c).op == "Switch") {
+        fail(n.id, "control input " + name(c) + " is a Switch, whose outputs differ in "
+                   "liveness; take the control edge from an Identity of one output");
+        edgesOk = false;
+        continue;
+      }
       edgesOk &= checkFrameCrossing(n, g.node(c), "control input " + name(c));
     }
     return edgesOk;
@@ -187,9 +193,15 @@ private:
     FrameId from = producedIn(producer), to = consumedIn(user);
     if (from == to)
       return true;
-    std::string hint = g.frameWithin(to, from) && to != kRootFrame
-                           ? "; values enter a frame only through Enter"
-                           : "; values leave a frame only through Exit";
+    std::string hint;
+    if (user.op == "NextIteration" || producer.op == "NextIteration")
+      hint = "; NextIteration stays in its frame";
+    else if (g.frameWithin(to, from))
+      hint = "; values enter a frame only through Enter";
+    else if (g.frameWithin(from, to))
+      hint = "; values leave a frame only through Exit";
+    else
+      hint = "; values move between frames only through Exit and Enter";
     fail(user.id, what + " (" + name(producer.id) + " '" + producer.op + "') is in " +
                       frameName(from) + " but used in " + frameName(to) + hint);
     return false;

@@ -1,0 +1,666 @@
+//===- compiler/lower/Lower.cpp - Typed SSA -> dataflow graph -------------===//
+//
+// The scheme is documented in Lower.h and docs/ir.md "Lowering". The walk is one recursive
+// descent over the structured SSA:
+//   1. A Scope maps SSA values to graph values (a list: tuples are flattened). A lookup that
+//      misses asks the parent scope and converts the answer at the boundary it crosses: a
+//      branch boundary puts it through the If's Switch (one per outer value, shared by both
+//      branches), a loop boundary through a constant Enter (one per outer value and loop).
+//   2. A Context is where nodes go: the frame, the pivot that input-less nodes hang from, and
+//      the side-effect token (the node the next side effect must follow).
+//   3. If, While and For build their control-flow nodes, lower their regions in child scopes
+//      and contexts, and bind their results to Merge or Exit outputs. Calls lower the callee's
+//      body in a fresh scope (no captures) but the caller's context: inlining.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/lower/Lower.h"
+
+#include "compiler/frontend/Diagnostics.h"
+#include "compiler/ir/Verifier.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <map>
+
+namespace dlm::lower {
+namespace {
+
+using namespace graph;
+using Values = std::vector<ValueRef>;
+
+/// Switches made for one If, shared by its two branches: outer value -> Switch node.
+struct IfRecord {
+  ValueRef pred;
+  FrameId frame;
+  llvm::SMRange loc;
+  std::map<ValueRef, NodeId> switches;
+};
+
+/// Constant Enters made for one loop: outer value -> Enter node.
+struct LoopRecord {
+  FrameId frame;
+  llvm::SMRange loc;
+  std::map<ValueRef, NodeId> invariants;
+};
+
+struct Scope {
+  enum class Boundary : uint8_t { None, Then, Else, Loop };
+  explicit Scope(Scope *parent = nullptr, Boundary boundary = Boundary::None,
+                 IfRecord *ifRecord = nullptr, LoopRecord *loopRecord = nullptr)
+      : parent(parent), boundary(boundary), ifRecord(ifRecord), loopRecord(loopRecord) {}
+  Scope *parent = nullptr;
+  Boundary boundary = Boundary::None;
+  IfRecord *ifRecord = nullptr;
+  LoopRecord *loopRecord = nullptr;
+  llvm::DenseMap<const ssa::Value *, Values> values;
+};
+
+struct Context {
+  FrameId frame = kRootFrame;
+  /// The value whose liveness the region's input-less nodes inherit (a Switch output in a
+  /// branch, a Merge or Switch output in a loop); none at the top level.
+  std::optional<ValueRef> pivotSource;
+  /// In a branch: the If whose predicate's own Switch gives the pivot source (made on demand).
+  IfRecord *branchOf = nullptr;
+  bool thenSide = false;
+  std::optional<NodeId> pivot;
+
+  bool hasPivot() const { return pivotSource || branchOf; }
+  /// The last side effect (or token node) of this region, and its value when it has one.
+  std::optional<NodeId> token;
+  std::optional<ValueRef> tokenValue;
+};
+
+class Lowering {
+public:
+  Lowering(DiagnosticEngine &diags, const LowerOptions &options)
+      : diags(diags), options(options) {}
+
+  std::optional<Graph> run(const ssa::Program &program) {
+    const ssa::Function *main = program.main();
+    if (!main) {
+      diags.error("no program to lower");
+      return std::nullopt;
+    }
+    Scope scope;
+    Context ctx;
+    inlineStack.push_back(main);
+    lowerBlock(main->entry(), scope, ctx);
+    if (failed)
+      return std::nullopt;
+    return std::move(g);
+  }
+
+private:
+  // --- Nodes -----------------------------------------------------------------------------
+  Location location(llvm::SMRange range) {
+    if (!range.Start.isValid() || !diags.findBuffer(range.Start))
+      return {};
+    auto [line, col] = diags.getLineAndColumn(range.Start);
+    llvm::StringRef file = diags.getBufferName(range.Start);
+    return Location{std::string_view(file.data(), file.size()), line, col};
+  }
+
+  static bool isInvariant(const Graph &g, ValueRef v) {
+    const Node &n = g.node(v.node);
+    const bool *c = n.attrAs<bool>("is_constant");
+    return n.op == "Enter" && c && *c;
+  }
+
+  /// The pivot node of `ctx`, made on first use: an Identity of the region's pivot source, so
+  /// control edges never leave a Switch (whose two outputs differ in liveness).
+  NodeId pivotOf(Context &ctx) {
+    if (ctx.pivot)
+      return *ctx.pivot;
+    ValueRef source = ctx.pivotSource ? *ctx.pivotSource : predicateSwitch(ctx);
+    ctx.pivot = g.addNode("Identity", {source}, {g.typeOf(source)}, ctx.frame).id;
+    return *ctx.pivot;
+  }
+
+  /// Output of Switch(pred, pred) on the context's side of its If.
+  ValueRef predicateSwitch(Context &ctx) {
+    Scope probe(nullptr, ctx.thenSide ? Scope::Boundary::Then : Scope::Boundary::Else,
+                ctx.branchOf);
+    return crossBoundary(ctx.branchOf->pred, probe);
+  }
+
+  /// Adds a node in ctx's frame. A node inside a branch or loop whose inputs are all absent or
+  /// loop invariants would run regardless of the branch or iteration: it gets a control edge
+  /// from the pivot (TensorFlow's rule for while/cond bodies).
+  NodeId emit(Context &ctx, const std::string &op, Values inputs, std::vector<Type> results,
+              llvm::SMRange loc, Attrs attrs = {}) {
+    bool needsPivot = ctx.hasPivot();
+    for (ValueRef in : inputs)
+      needsPivot &= isInvariant(g, in);
+    std::optional<NodeId> pivot;
+    if (needsPivot)
+      pivot = pivotOf(ctx);
+    Node &n = g.addNode(op, std::move(inputs), std::move(results), ctx.frame, location(loc));
+    n.attrs = std::move(attrs);
+    if (pivot)
+      n.controlInputs.push_back(*pivot);
+    return n.id;
+  }
+
+  ValueRef constant(Context &ctx, AttrValue value, Type type, llvm::SMRange loc) {
+    Attrs attrs;
+    attrs.emplace("value", std::move(value));
+    return Graph::value(emit(ctx, "const", {}, {std::move(type)}, loc, std::move(attrs)));
+  }
+
+  static Type boolScalar() { return Type::tensor(DType::Bool, {}); }
+  static Type i64Scalar() { return Type::tensor(DType::I64, {}); }
+
+  // --- Side effects ----------------------------------------------------------------------
+  void chainEffect(Context &ctx, NodeId node) {
+    if (ctx.token)
+      g.addControlInput(node, *ctx.token);
+    ctx.token = node;
+    ctx.tokenValue.reset();
+  }
+
+  /// A bool[] value that is available once every side effect of ctx so far has run.
+  ValueRef tokenValue(Context &ctx, llvm::SMRange loc) {
+    if (ctx.tokenValue)
+      return *ctx.tokenValue;
+    ValueRef v = constant(ctx, true, boolScalar(), loc);
+    if (ctx.token)
+      g.addControlInput(v.node, *ctx.token);
+    ctx.token = v.node;
+    ctx.tokenValue = v;
+    return v;
+  }
+
+  void setToken(Context &ctx, ValueRef v) {
+    ctx.token = v.node;
+    ctx.tokenValue = v;
+  }
+
+  bool hasSideEffects(const ssa::Block &b) {
+    for (const auto &op : b.ops) {
+      if (op->kind == ssa::OpKind::Builtin && op->info->sideEffects)
+        return true;
+      if (op->kind == ssa::OpKind::Call && op->callee && calleeHasSideEffects(op->callee))
+        return true;
+      for (const auto &r : op->regions)
+        if (hasSideEffects(*r->block))
+          return true;
+    }
+    return false;
+  }
+
+  bool calleeHasSideEffects(const ssa::Function *f) {
+    auto it = effectsCache.find(f);
+    if (it != effectsCache.end())
+      return it->second;
+    effectsCache[f] = false; // a recursive call adds nothing new (and is rejected later)
+    bool result = hasSideEffects(f->entry());
+    effectsCache[f] = result;
+    return result;
+  }
+
+  // --- Values ----------------------------------------------------------------------------
+  Values lookup(const ssa::Value *v, Scope &scope) {
+    auto it = scope.values.find(v);
+    if (it != scope.values.end())
+      return it->second;
+    assert(scope.parent && "SSA value used outside the scope that defines it");
+    Values outer = lookup(v, *scope.parent);
+    Values inner;
+    for (ValueRef o : outer)
+      inner.push_back(crossBoundary(o, scope));
+    scope.values[v] = inner;
+    return inner;
+  }
+
+  ValueRef crossBoundary(ValueRef outer, Scope &scope) {
+    if (scope.boundary == Scope::Boundary::Loop) {
+      LoopRecord &rec = *scope.loopRecord;
+      auto [it, inserted] = rec.invariants.try_emplace(outer, 0);
+      if (inserted) {
+        Node &n = g.addNode("Enter", {outer}, {g.typeOf(outer)}, rec.frame, location(rec.loc));
+        n.attrs.emplace("is_constant", true);
+        it->second = n.id;
+      }
+      return Graph::value(it->second);
+    }
+    IfRecord &rec = *scope.ifRecord;
+    auto [it, inserted] = rec.switches.try_emplace(outer, 0);
+    if (inserted) {
+      const Type &t = g.typeOf(outer);
+      it->second = g.addNode("Switch", {outer, rec.pred}, {t, t}, rec.frame, location(rec.loc)).id;
+    }
+    return Graph::value(it->second, scope.boundary == Scope::Boundary::Then ? 1 : 0);
+  }
+
+  Values lookupAll(const std::vector<ssa::Value *> &vs, Scope &scope, size_t from = 0,
+                   size_t to = SIZE_MAX) {
+    Values out;
+    for (size_t i = from; i < vs.size() && i < to; ++i)
+      for (ValueRef r : lookup(vs[i], scope))
+        out.push_back(r);
+    return out;
+  }
+
+  /// Binds SSA values (each flattened by its type) to consecutive graph values.
+  void bind(const std::vector<const ssa::Value *> &vs, const Values &flat, Scope &scope) {
+    size_t at = 0;
+    for (const ssa::Value *v : vs) {
+      size_t n = graphTypes(v->type).size();
+      scope.values[v] = Values(flat.begin() + at, flat.begin() + at + n);
+      at += n;
+    }
+    assert(at == flat.size() && "flattened value count mismatch");
+  }
+
+  template <typename Ptr> static std::vector<const ssa::Value *> raw(const std::vector<Ptr> &vs) {
+    std::vector<const ssa::Value *> out;
+    for (const auto &v : vs)
+      out.push_back(&*v);
+    return out;
+  }
+
+  std::vector<Type> flatTypes(const std::vector<const ssa::Value *> &vs) {
+    std::vector<Type> out;
+    for (const ssa::Value *v : vs)
+      for (Type &t : graphTypes(v->type))
+        out.push_back(std::move(t));
+    return out;
+  }
+
+  // --- Ops -------------------------------------------------------------------------------
+  void lowerBlock(const ssa::Block &block, Scope &scope, Context &ctx) {
+    for (const auto &op : block.ops) {
+      if (failed)
+        return;
+      lowerOp(*op, scope, ctx);
+    }
+  }
+
+  /// Lowers a region's ops and returns the graph values of its terminator's operands (what it
+  /// yields, or its condition); nullopt after an error.
+  std::optional<Values> lowerRegion(const ssa::Region &region, Scope &scope, Context &ctx) {
+    lowerBlock(*region.block, scope, ctx);
+    if (failed)
+      return std::nullopt;
+    const ssa::Operation *term = region.block->terminator();
+    return term ? lookupAll(term->operands, scope) : Values{};
+  }
+
+  void lowerOp(const ssa::Operation &op, Scope &scope, Context &ctx) {
+    switch (op.kind) {
+    case ssa::OpKind::Builtin: return lowerBuiltin(op, scope, ctx);
+    case ssa::OpKind::Tuple:
+      return bind({op.result()}, lookupAll(op.operands, scope), scope);
+    case ssa::OpKind::Get: return lowerGet(op, scope);
+    case ssa::OpKind::Dim: return lowerDim(op, scope, ctx);
+    case ssa::OpKind::Undef: return lowerUndef(op, scope, ctx);
+    case ssa::OpKind::Call: return lowerCall(op, scope, ctx);
+    case ssa::OpKind::Grad:
+      failed = true;
+      diags.error(op.loc, "the graph lowering does not support 'grad' yet (reverse mode is "
+                          "a graph transformation of the autodiff stage)");
+      return;
+    case ssa::OpKind::If: return lowerIf(op, scope, ctx);
+    case ssa::OpKind::While: return lowerWhile(op, scope, ctx);
+    case ssa::OpKind::For: return lowerFor(op, scope, ctx);
+    case ssa::OpKind::Yield:
+    case ssa::OpKind::Condition:
+    case ssa::OpKind::Return:
+      return; // read by the op that owns the region
+    }
+  }
+
+  void lowerBuiltin(const ssa::Operation &op, Scope &scope, Context &ctx) {
+    std::vector<const ssa::Value *> results = raw(op.results);
+    NodeId id = emit(ctx, op.info->name, lookupAll(op.operands, scope), flatTypes(results),
+                     op.loc, op.attrs);
+    if (op.info->sideEffects)
+      chainEffect(ctx, id);
+    Values outs;
+    for (uint32_t i = 0; i < g.node(id).numResults(); ++i)
+      outs.push_back(Graph::value(id, i));
+    bind(results, outs, scope);
+  }
+
+  void lowerGet(const ssa::Operation &op, Scope &scope) {
+    const ssa::Value *tuple = op.operands[0];
+    Values flat = lookup(tuple, scope);
+    int64_t index = std::get<int64_t>(op.attrs.at("index"));
+    size_t offset = 0;
+    for (int64_t i = 0; i < index; ++i)
+      offset += graphTypes(tuple->type.elements()[i]).size();
+    size_t n = graphTypes(tuple->type.elements()[index]).size();
+    scope.values[op.result()] = Values(flat.begin() + offset, flat.begin() + offset + n);
+  }
+
+  /// x.shape[axis] at run time: index(shape_of(x), axis).
+  void lowerDim(const ssa::Operation &op, Scope &scope, Context &ctx) {
+    ValueRef x = lookup(op.operands[0], scope)[0];
+    size_t rank = g.typeOf(x).rank();
+    NodeId shape = emit(ctx, "shape_of", {x},
+                        {Type::tensor(DType::I64, {Dim::fixed(int64_t(rank))})}, op.loc);
+    ValueRef axis = constant(ctx, op.attrs.at("axis"), i64Scalar(), op.loc);
+    Attrs attrs;
+    attrs.emplace("axis", int64_t{0});
+    NodeId dim = emit(ctx, "index", {Graph::value(shape), axis}, {i64Scalar()}, op.loc, attrs);
+    scope.values[op.result()] = {Graph::value(dim)};
+  }
+
+  /// A placeholder of the right dtype and rank; the paths that reach it never read it.
+  void lowerUndef(const ssa::Operation &op, Scope &scope, Context &ctx) {
+    Values outs;
+    for (const Type &t : graphTypes(op.result()->type)) {
+      if (!t.isTensor()) {
+        outs.push_back(constant(ctx, std::string(), t, op.loc));
+        continue;
+      }
+      Shape zeros;
+      for (const Dim &d : t.shape())
+        zeros.push_back(d.isStatic() ? d : Dim::fixed(0));
+      Attrs attrs;
+      attrs.emplace("shape", zeros);
+      attrs.emplace("dtype", t.dtype());
+      outs.push_back(Graph::value(emit(ctx, "zeros", {}, {t}, op.loc, attrs)));
+    }
+    scope.values[op.result()] = outs;
+  }
+
+  void lowerCall(const ssa::Operation &op, Scope &scope, Context &ctx) {
+    const ssa::Function *callee = op.callee;
+    for (const ssa::Function *f : inlineStack) {
+      if (f != callee)
+        continue;
+      failed = true;
+      diags.error(op.loc, "recursive call to '" + callee->name +
+                              "' cannot be lowered to a graph (calls are inlined)");
+      return;
+    }
+    Scope calleeScope; // a def sees only its parameters
+    bind(raw(callee->entry().args), lookupAll(op.operands, scope), calleeScope);
+    inlineStack.push_back(callee);
+    lowerBlock(callee->entry(), calleeScope, ctx);
+    inlineStack.pop_back();
+    if (failed)
+      return;
+    const ssa::Operation *ret = callee->entry().terminator();
+    Values result = ret && !ret->operands.empty() ? lookup(ret->operands[0], calleeScope)
+                                                   : Values{};
+    bind(raw(op.results), result, scope);
+  }
+
+  // --- if ----------------------------------------------------------------------------------
+  void lowerIf(const ssa::Operation &op, Scope &scope, Context &ctx) {
+    IfRecord rec;
+    rec.pred = lookup(op.operands[0], scope)[0];
+    rec.frame = ctx.frame;
+    rec.loc = op.loc;
+    bool effects = false;
+    for (const auto &r : op.regions)
+      effects |= hasSideEffects(*r->block);
+    Values branchResults[2];
+    ValueRef branchTokens[2];
+    for (int side = 0; side < 2; ++side) {
+      bool isThen = side == 0;
+      Scope bs(&scope, isThen ? Scope::Boundary::Then : Scope::Boundary::Else, &rec, nullptr);
+      Context bctx;
+      bctx.frame = ctx.frame;
+      bctx.branchOf = &rec;
+      bctx.thenSide = isThen;
+      bctx.token = ctx.token;
+      if (size_t(side) < op.regions.size()) {
+        std::optional<Values> yielded = lowerRegion(*op.regions[side], bs, bctx);
+        if (!yielded)
+          return;
+        branchResults[side] = std::move(*yielded);
+      }
+      if (effects) {
+        // The branch's token: live iff the branch ran, after its last side effect.
+        NodeId pivot = pivotOf(bctx);
+        NodeId t = g.addNode("Identity", {Graph::value(pivot)}, {boolScalar()}, ctx.frame,
+                             location(op.loc)).id;
+        if (bctx.token && bctx.token != ctx.token)
+          g.addControlInput(t, *bctx.token);
+        branchTokens[side] = Graph::value(t);
+      }
+    }
+    std::vector<const ssa::Value *> results = raw(op.results);
+    std::vector<Type> types = flatTypes(results);
+    Values merged;
+    for (size_t i = 0; i < types.size(); ++i)
+      merged.push_back(Graph::value(g.addNode("Merge", {branchResults[1][i], branchResults[0][i]},
+                                              {types[i]}, ctx.frame, location(op.loc)).id));
+    bind(results, merged, scope);
+    if (effects)
+      setToken(ctx, Graph::value(g.addNode("Merge", {branchTokens[1], branchTokens[0]},
+                                           {boolScalar()}, ctx.frame, location(op.loc)).id));
+  }
+
+  // --- loops -------------------------------------------------------------------------------
+  /// The nodes of one loop frame shared by While and For.
+  struct Loop {
+    FrameId frame = kRootFrame;
+    LoopRecord record;
+    std::vector<NodeId> merges;
+    std::vector<NodeId> switches;
+    Values exits;
+    bool effects = false;
+    ValueRef loopCond;
+  };
+
+  /// Enter + Merge for each initial value (the token last when the loop has side effects).
+  void openLoop(Loop &loop, const ssa::Operation &op, Values inits, Context &ctx,
+                const char *kind) {
+    std::string name = inlineStack.back()->name + "." + kind + std::to_string(frameCounter++);
+    loop.frame = g.addFrame(name, ctx.frame, options.parallelIterations);
+    loop.record.frame = loop.frame;
+    loop.record.loc = op.loc;
+    for (const auto &r : op.regions)
+      loop.effects |= hasSideEffects(*r->block);
+    if (loop.effects)
+      inits.push_back(tokenValue(ctx, op.loc));
+    if (inits.empty()) // the pivots need one value that goes around the loop
+      inits.push_back(constant(ctx, true, boolScalar(), op.loc));
+    for (ValueRef init : inits) {
+      const Type &t = g.typeOf(init);
+      Node &enter = g.addNode("Enter", {init}, {t}, loop.frame, location(op.loc));
+      enter.attrs.emplace("is_constant", false);
+      NodeId e = enter.id;
+      loop.merges.push_back(g.addNode("Merge", {Graph::value(e), Graph::value(e)}, {t},
+                                      loop.frame, location(op.loc)).id);
+    }
+  }
+
+  Values mergeValues(const Loop &loop, size_t count) {
+    Values out;
+    for (size_t i = 0; i < count; ++i)
+      out.push_back(Graph::value(loop.merges[i]));
+    return out;
+  }
+
+  /// The context of a loop's cond or body region. `token` is the ordering token's value at the
+  /// region's start; effects chain from an Identity of it (never from a Switch node).
+  Context loopContext(const Loop &loop, ValueRef pivotSource, ValueRef token) {
+    Context c;
+    c.frame = loop.frame;
+    c.pivotSource = pivotSource;
+    if (loop.effects) {
+      NodeId start = token.node;
+      if (g.node(start).op == "Switch")
+        start = g.addNode("Identity", {token}, {boolScalar()}, loop.frame).id;
+      c.token = start;
+      c.tokenValue = Graph::value(start);
+    }
+    return c;
+  }
+
+  /// The cond region runs on the Merge outputs; its pivot is the first Merge.
+  Context condContext(const Loop &loop) {
+    return loopContext(loop, Graph::value(loop.merges[0]), Graph::value(loop.merges.back()));
+  }
+  /// The body runs on the Switches' true outputs; its pivot is the first Switch's.
+  Context bodyContext(const Loop &loop) {
+    return loopContext(loop, Graph::value(loop.switches[0], 1),
+                       Graph::value(loop.switches.back(), 1));
+  }
+
+  /// LoopCond, then Switch + Exit per loop value. `tokenAfterCond` replaces the token's Merge
+  /// as the Switch input so the cond region's side effects come first.
+  void closeCondition(Loop &loop, ValueRef cond, Context &condCtx, const ssa::Operation &op) {
+    Location loc = location(op.loc);
+    loop.loopCond = Graph::value(g.addNode("LoopCond", {cond}, {boolScalar()}, loop.frame, loc).id);
+    ValueRef tokenAfterCond = loop.effects ? tokenValue(condCtx, op.loc) : ValueRef{};
+    for (size_t i = 0; i < loop.merges.size(); ++i) {
+      bool isToken = loop.effects && i + 1 == loop.merges.size();
+      ValueRef in = isToken ? tokenAfterCond : Graph::value(loop.merges[i]);
+      const Type &t = g.typeOf(in);
+      NodeId sw = g.addNode("Switch", {in, loop.loopCond}, {t, t}, loop.frame, loc).id;
+      loop.switches.push_back(sw);
+      loop.exits.push_back(
+          Graph::value(g.addNode("Exit", {Graph::value(sw, 0)}, {t}, loop.frame, loc).id));
+    }
+  }
+
+  Values bodyValues(const Loop &loop, size_t count) {
+    Values out;
+    for (size_t i = 0; i < count; ++i)
+      out.push_back(Graph::value(loop.switches[i], 1));
+    return out;
+  }
+
+  /// NextIteration for each next value (the token appended), closing the Merges' back edges.
+  void closeBody(Loop &loop, Values next, Context &bodyCtx, const ssa::Operation &op) {
+    if (loop.effects)
+      next.push_back(tokenValue(bodyCtx, op.loc));
+    if (next.size() < loop.merges.size()) // the placeholder value goes around unchanged
+      next.push_back(Graph::value(loop.switches.back(), 1));
+    for (size_t i = 0; i < loop.merges.size(); ++i) {
+      NodeId n = g.addNode("NextIteration", {next[i]}, {g.typeOf(next[i])}, loop.frame,
+                           location(op.loc)).id;
+      g.node(loop.merges[i]).inputs[1] = Graph::value(n);
+    }
+  }
+
+  void finishLoop(Loop &loop, const std::vector<const ssa::Value *> &results, size_t firstExit,
+                  Scope &scope, Context &ctx) {
+    size_t n = flatTypes(results).size();
+    bind(results, Values(loop.exits.begin() + firstExit, loop.exits.begin() + firstExit + n),
+         scope);
+    if (loop.effects)
+      setToken(ctx, loop.exits.back());
+  }
+
+  void lowerWhile(const ssa::Operation &op, Scope &scope, Context &ctx) {
+    Loop loop;
+    Values inits = lookupAll(op.operands, scope);
+    size_t numData = inits.size();
+    openLoop(loop, op, inits, ctx, "while");
+    std::vector<const ssa::Value *> carried = raw(op.carried);
+
+    Scope condScope(&scope, Scope::Boundary::Loop, nullptr, &loop.record);
+    bind(carried, mergeValues(loop, numData), condScope);
+    Context condCtx = condContext(loop);
+    std::optional<Values> cond = lowerRegion(*op.regions[0], condScope, condCtx);
+    if (!cond)
+      return;
+    closeCondition(loop, cond->at(0), condCtx, op);
+
+    Scope bodyScope(&scope, Scope::Boundary::Loop, nullptr, &loop.record);
+    bind(carried, bodyValues(loop, numData), bodyScope);
+    Context bodyCtx = bodyContext(loop);
+    std::optional<Values> next = lowerRegion(*op.regions[1], bodyScope, bodyCtx);
+    if (!next)
+      return;
+    closeBody(loop, *next, bodyCtx, op);
+    finishLoop(loop, raw(op.results), 0, scope, ctx);
+  }
+
+  /// The known value of an int constant node, if `v` is one.
+  std::optional<int64_t> knownInt(ValueRef v) const {
+    while (isInvariant(g, v))
+      v = g.node(v.node).inputs[0];
+    const Node &n = g.node(v.node);
+    if (n.op != "const")
+      return std::nullopt;
+    const int64_t *i = n.attrAs<int64_t>("value");
+    return i ? std::optional<int64_t>(*i) : std::nullopt;
+  }
+
+  /// range(lo, hi, step): i < hi when step > 0, i > hi when step < 0 (decided at run time
+  /// unless step is a constant).
+  ValueRef rangeCondition(Context &ctx, ValueRef i, ValueRef hi, ValueRef step,
+                          std::optional<int64_t> knownStep, llvm::SMRange loc) {
+    if (knownStep)
+      return Graph::value(emit(ctx, *knownStep > 0 ? "lt" : "gt", {i, hi}, {boolScalar()}, loc));
+    ValueRef zero = constant(ctx, int64_t{0}, i64Scalar(), loc);
+    auto node = [&](const char *opName, ValueRef a, ValueRef b) {
+      return Graph::value(emit(ctx, opName, {a, b}, {boolScalar()}, loc));
+    };
+    ValueRef up = node("logical_and", node("gt", step, zero), node("lt", i, hi));
+    ValueRef down = node("logical_and", node("lt", step, zero), node("gt", i, hi));
+    return node("logical_or", up, down);
+  }
+
+  void lowerFor(const ssa::Operation &op, Scope &scope, Context &ctx) {
+    Loop loop;
+    ValueRef lo = lookup(op.operands[0], scope)[0];
+    ValueRef hiOuter = lookup(op.operands[1], scope)[0];
+    ValueRef stepOuter = lookup(op.operands[2], scope)[0];
+    std::optional<int64_t> knownStep = knownInt(stepOuter);
+    Values inits{lo};
+    for (ValueRef v : lookupAll(op.operands, scope, 3))
+      inits.push_back(v);
+    size_t numData = inits.size();
+    openLoop(loop, op, inits, ctx, "for");
+    std::vector<const ssa::Value *> carried = raw(op.carried);
+
+    Scope loopScope(&scope, Scope::Boundary::Loop, nullptr, &loop.record);
+    Context condCtx = condContext(loop);
+    ValueRef hi = crossBoundary(hiOuter, loopScope);
+    ValueRef step = crossBoundary(stepOuter, loopScope);
+    ValueRef cond = rangeCondition(condCtx, Graph::value(loop.merges[0]), hi, step, knownStep,
+                                   op.loc);
+    closeCondition(loop, cond, condCtx, op);
+
+    bind(carried, bodyValues(loop, numData), loopScope);
+    Context bodyCtx = bodyContext(loop);
+    std::optional<Values> body = lowerRegion(*op.regions[0], loopScope, bodyCtx);
+    if (!body)
+      return;
+    Values yielded = std::move(*body);
+    Values next;
+    if (yielded.size() + 1 == numData) { // the induction variable steps implicitly
+      ValueRef iv = Graph::value(loop.switches[0], 1);
+      next.push_back(Graph::value(emit(bodyCtx, "add", {iv, step}, {g.typeOf(iv)}, op.loc)));
+    }
+    next.insert(next.end(), yielded.begin(), yielded.end());
+    closeBody(loop, next, bodyCtx, op);
+    std::vector<const ssa::Value *> results = raw(op.results);
+    size_t firstExit = flatTypes(results).size() + 1 == numData ? 1 : 0;
+    finishLoop(loop, results, firstExit, scope, ctx);
+  }
+
+  DiagnosticEngine &diags;
+  const LowerOptions &options;
+  Graph g;
+  bool failed = false;
+  unsigned frameCounter = 0;
+  std::vector<const ssa::Function *> inlineStack;
+  std::map<const ssa::Function *, bool> effectsCache;
+};
+
+} // namespace
+
+std::optional<Graph> lowerToGraph(const ssa::Program &program, DiagnosticEngine &diags,
+                                  const LowerOptions &options) {
+  std::optional<Graph> g = Lowering(diags, options).run(program);
+  if (!g)
+    return std::nullopt;
+  if (!verifyGraph(*g, diags)) {
+    diags.error("internal error: lowering produced an invalid graph (see above)");
+    return std::nullopt;
+  }
+  return g;
+}
+
+} // namespace dlm::lower
