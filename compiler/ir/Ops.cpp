@@ -723,6 +723,26 @@ Type inferLoad(InferContext &ctx) {
   return Type::tuple(out);
 }
 
+/// fashion_mnist(split) -> (f32[N, 784], i64[N]): N is one run-time size shared by both.
+Type inferFashionMnist(InferContext &ctx) {
+  if (ctx.operand(0).kind() != Type::Kind::Str)
+    return ctx.fail("fashion_mnist: split must be a str, found " + ctx.operand(0).str(), 0);
+  Dim n = ctx.dims.fresh();
+  return Type::tuple({Type::tensor(DType::F32, {n, Dim::fixed(784)}),
+                      Type::tensor(DType::I64, {n})});
+}
+
+/// load_idx(path){rank} -> i32 with `rank` run-time dims; load_csv(path){dtype} -> [rows, cols].
+Type inferReadFile(InferContext &ctx) {
+  if (ctx.operand(0).kind() != Type::Kind::Str)
+    return ctx.fail("path must be a str, found " + ctx.operand(0).str(), 0);
+  bool idx = ctx.attrs.count("rank");
+  Shape s;
+  for (int64_t i = 0, n = idx ? ctx.intAttr("rank") : 2; i < n; ++i)
+    s.push_back(ctx.dims.fresh());
+  return Type::tensor(idx ? DType::I32 : ctx.dtypeAttr("dtype"), s);
+}
+
 Type inferAssert(InferContext &ctx) {
   const Type &c = ctx.operand(0);
   if (c.kind() != Type::Kind::Bool && !(c.isTensor() && c.dtype() == DType::Bool && c.rank() == 0))
@@ -826,6 +846,8 @@ std::vector<Entry> entries() {
   e.push_back({"max_pool2d", {"x"}, {kK}, inferPool, false, C::Expensive});
   e.push_back({"avg_pool2d", {"x"}, {kK}, inferPool, false, C::Expensive});
   e.push_back({"dropout", {"x"}, {{"p", AttrKind::Float}}, inferDropout});
+  // Identity whose gradient is zero (LANGUAGE.md "stop_gradient"); not in docs/ops.md's table.
+  e.push_back({"stop_gradient", {"x"}, {}, inferLike<0>, true, C::Cheap, false});
 
   e.push_back({"const",
                {},
@@ -873,6 +895,13 @@ std::vector<Entry> entries() {
                {"path"},
                {{"dtypes", AttrKind::DTypes}, {"shapes", AttrKind::Shapes}},
                inferLoad, false, C::Expensive, false, false, true});
+  // Dataset readers behind stdlib/data.dlm (runtime/Data.h); not in docs/ops.md's table.
+  e.push_back({"fashion_mnist", {"split"}, {}, inferFashionMnist, false, C::Expensive, false,
+               false, true});
+  e.push_back({"load_idx", {"path"}, {{"rank", AttrKind::Int}}, inferReadFile, false,
+               C::Expensive, false, false, true});
+  e.push_back({"load_csv", {"path"}, {kDtype}, inferReadFile, false, C::Expensive, false, false,
+               true});
   e.push_back({"assert",
                {"cond"},
                {{"message", AttrKind::Str}, {"location", AttrKind::Str}},

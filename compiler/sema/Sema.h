@@ -1,0 +1,43 @@
+//===- compiler/sema/Sema.h - From AST to typed SSA ------------------------===//
+//
+// Semantic analysis: resolves names (scopes, functions, imports, builtins), builds structured
+// SSA (compiler/sema/SSA.h) and infers every value's type, dtype and symbolic shape, reporting
+// every error of the whole program to the DiagnosticEngine before anything runs. Functions are
+// specialised per call site by argument types (with a cache); imports are parsed and analysed
+// on demand. docs/sema.md describes the SSA form; docs/language.md "Types, shapes and errors"
+// the rules users see.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DLM_COMPILER_SEMA_SEMA_H
+#define DLM_COMPILER_SEMA_SEMA_H
+
+#include "compiler/frontend/AST.h"
+#include "compiler/frontend/Diagnostics.h"
+#include "compiler/sema/SSA.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace dlm {
+
+struct SemaOptions {
+  /// Where `import nn` looks for nn.dlm; findStdlibDir() gives the default.
+  std::string stdlibDir;
+  /// Parses an imported file (the frontend's parseFile): reports its own errors, null on
+  /// failure. Without it, every import is an error.
+  std::function<std::unique_ptr<Module>(llvm::StringRef path, llvm::SMRange importLoc)> parseFile;
+};
+
+/// The stdlib directory: $DLM_STDLIB if set, else `../../stdlib` next to the executable
+/// `argv0` (the build tree's bin/ directory), else the source tree's stdlib/.
+std::string findStdlibDir(const char *argv0);
+
+/// Analyses `module` (the main file). Returns the typed program, or null when any error was
+/// reported (all of them are reported, not just the first).
+std::unique_ptr<ssa::Program> analyze(Module &module, DiagnosticEngine &diags,
+                                      const SemaOptions &options);
+
+} // namespace dlm
+
+#endif // DLM_COMPILER_SEMA_SEMA_H

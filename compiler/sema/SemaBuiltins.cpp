@@ -1,0 +1,853 @@
+//===- compiler/sema/SemaBuiltins.cpp - The language's built-in functions --===//
+//
+// Maps each built-in of LANGUAGE.md "Built-in operations" onto registry ops: binds the call's
+// positional and keyword arguments to the built-in's parameters (arity and keyword errors are
+// reported here, once for all built-ins), turns constant arguments into op attributes (axes,
+// dtypes, shapes — a run-time int in a shape becomes a symbolic dim plus an operand) and lets
+// the registry's type rule do the rest. grad, value_and_grad and checkpoint make function
+// values; save/load flatten and re-nest tuples of tensors.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/sema/SemaImpl.h"
+
+namespace dlm::sema {
+
+namespace {
+
+/// Parameters of a built-in: a trailing '=' marks an optional one; "*name" takes the remaining
+/// positional arguments.
+using Params = std::vector<std::string>;
+
+struct Bound {
+  std::map<std::string, Operand> args;
+  std::vector<Operand> rest;
+  const Operand *get(const std::string &n) const {
+    auto it = args.find(n);
+    return it == args.end() ? nullptr : &it->second;
+  }
+};
+
+bool bindBuiltin(Sema &s, CallArgs &a, const Params &params, Bound &out) {
+  const std::string &fn = a.calleeName;
+  std::vector<std::string> names;
+  size_t required = 0;
+  bool variadic = false;
+  for (const std::string &p : params) {
+    if (p[0] == '*') {
+      variadic = true;
+      continue;
+    }
+    bool optional = p.back() == '=';
+    names.push_back(optional ? p.substr(0, p.size() - 1) : p);
+    if (!optional)
+      ++required;
+  }
+  // Positional arguments fill the parameters before a "*rest", then the rest.
+  size_t fixedBeforeRest = 0;
+  for (const std::string &p : params) {
+    if (p[0] == '*')
+      break;
+    ++fixedBeforeRest;
+  }
+  size_t npos = a.positional.size();
+  size_t maxPos = variadic ? SIZE_MAX : names.size();
+  if (npos > maxPos) {
+    bool exact = required == names.size();
+    s.error(a.loc, "'" + fn + "' takes " + (exact ? "" : "at most ") + std::to_string(names.size()) +
+                       " argument" + (names.size() == 1 ? "" : "s") + ", " + std::to_string(npos) +
+                       " given");
+    return false;
+  }
+  for (size_t i = 0; i < npos; ++i) {
+    if (variadic && i >= fixedBeforeRest)
+      out.rest.push_back(a.positional[i]);
+    else
+      out.args[names[i]] = a.positional[i];
+  }
+  bool ok = true;
+  for (auto &[kw, val] : a.keywords) {
+    if (std::find(names.begin(), names.end(), kw->name) == names.end()) {
+      std::string guess = closestName(kw->name, names);
+      s.error(kw->nameRange, "'" + fn + "' has no parameter named '" + kw->name + "'" +
+                                 (guess.empty() ? "" : "; did you mean '" + guess + "'?"));
+      ok = false;
+      continue;
+    }
+    if (out.args.count(kw->name)) {
+      s.error(kw->nameRange, "argument '" + kw->name + "' of '" + fn + "' is given twice");
+      ok = false;
+      continue;
+    }
+    out.args[kw->name] = val;
+  }
+  for (const std::string &p : params) {
+    if (p[0] == '*' || p.back() == '=' || out.args.count(p))
+      continue;
+    s.error(a.loc, "missing argument '" + p + "' in call to '" + fn + "'");
+    ok = false;
+  }
+  return ok;
+}
+
+llvm::SMRange where(const Operand &o, const CallArgs &a) {
+  return o.expr ? o.expr->getRange() : a.loc;
+}
+
+std::string describeOperand(const Operand &o) {
+  if (o.callee)
+    return "a function";
+  if (o.module)
+    return "a module";
+  if (o.dtype)
+    return "a dtype";
+  return o.type.str();
+}
+
+/// A constant int argument (an attribute).
+std::optional<int64_t> constInt(Sema &s, const CallArgs &a, const Operand &o, const char *what) {
+  if (auto c = Sema::intConst(o))
+    return *c;
+  s.error(where(o, a), std::string("'") + what + "' of '" + a.calleeName +
+                           "' must be a constant int, found " +
+                           (o.type.kind() == Type::Kind::Int ? "a run-time int" : describeOperand(o)));
+  return std::nullopt;
+}
+
+/// The constant ints of an int or a tuple of ints (`axis=1`, `axis=(0, 1)`).
+std::optional<std::vector<int64_t>> constInts(Sema &s, const CallArgs &a, const Operand &o,
+                                              const char *what) {
+  if (!o.type.isTuple()) {
+    auto c = constInt(s, a, o, what);
+    return c ? std::optional(std::vector<int64_t>{*c}) : std::nullopt;
+  }
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < o.type.elements().size(); ++i) {
+    Operand e = s.getElement(o, i, where(o, a));
+    e.expr = o.expr;
+    auto c = constInt(s, a, e, what);
+    if (!c)
+      return std::nullopt;
+    out.push_back(*c);
+  }
+  return out;
+}
+
+std::optional<bool> constBool(Sema &s, const CallArgs &a, const Operand &o, const char *what) {
+  Const c = Sema::constOf(o.value);
+  if (auto *b = std::get_if<bool>(&c))
+    return *b;
+  s.error(where(o, a), std::string("'") + what + "' of '" + a.calleeName +
+                           "' must be a constant bool, found " + describeOperand(o));
+  return std::nullopt;
+}
+
+std::optional<double> constFloat(Sema &s, const CallArgs &a, const Operand &o, const char *what) {
+  Const c = Sema::constOf(o.value);
+  if (auto *d = std::get_if<double>(&c))
+    return *d;
+  if (auto *i = std::get_if<int64_t>(&c))
+    return double(*i);
+  s.error(where(o, a), std::string("'") + what + "' of '" + a.calleeName +
+                           "' must be a constant number, found " + describeOperand(o));
+  return std::nullopt;
+}
+
+std::optional<DType> dtypeArg(Sema &s, const CallArgs &a, const Bound &b, DType otherwise) {
+  const Operand *o = b.get("dtype");
+  if (!o)
+    return otherwise;
+  if (o->dtype)
+    return *o->dtype;
+  s.error(where(*o, a), "'dtype' of '" + a.calleeName +
+                            "' must be a dtype (f32, f64, i32, i64, bool), found " +
+                            describeOperand(*o));
+  return std::nullopt;
+}
+
+/// Dims given as ints (`zeros(2, n)`) or one tuple (`zeros(x.shape)`): a constant is a static
+/// dim, the size of a symbolic dim (`x.shape[0]`) is that symbol, any other run-time int a fresh
+/// symbol; the non-constant ones are returned as operands. `allowInfer` accepts one -1.
+bool shapeArgs(Sema &s, const CallArgs &a, std::vector<Operand> dims, Shape &shape,
+               std::vector<Value *> &dynamic, bool allowInfer) {
+  if (dims.size() == 1 && dims[0].type.isTuple()) {
+    Operand t = dims[0];
+    dims.clear();
+    for (size_t i = 0; i < t.type.elements().size(); ++i) {
+      dims.push_back(s.getElement(t, i, where(t, a)));
+      dims.back().expr = t.expr;
+    }
+  }
+  for (const Operand &d : dims) {
+    if (d.type.kind() != Type::Kind::Int) {
+      s.error(where(d, a), "a dimension of '" + a.calleeName + "' must be an int, found " +
+                               describeOperand(d));
+      return false;
+    }
+    if (auto c = Sema::intConst(d)) {
+      if (*c == -1 && allowInfer) {
+        shape.push_back(inferDim());
+        continue;
+      }
+      if (*c < 0) {
+        s.error(where(d, a), "negative dimension " + std::to_string(*c) + " in '" +
+                                 a.calleeName + "'");
+        return false;
+      }
+      shape.push_back(Dim::fixed(*c));
+      continue;
+    }
+    auto sym = s.dimOfInt(d.value);
+    shape.push_back(sym ? *sym : s.program->dims.fresh());
+    dynamic.push_back(d.value);
+  }
+  return true;
+}
+
+/// Leaves of a tensor or nested tuple of tensors, in order.
+void flatten(Sema &s, const Operand &o, llvm::SMRange loc, std::vector<Operand> &out) {
+  if (!o.type.isTuple()) {
+    out.push_back(o);
+    return;
+  }
+  for (size_t i = 0; i < o.type.elements().size(); ++i) {
+    Operand e = s.getElement(o, i, loc);
+    e.expr = o.expr;
+    flatten(s, e, loc, out);
+  }
+}
+
+void flattenTypes(const Type &t, std::vector<Type> &out) {
+  if (!t.isTuple()) {
+    out.push_back(t);
+    return;
+  }
+  for (const Type &e : t.elements())
+    flattenTypes(e, out);
+}
+
+/// Rebuilds a value of type `like` from the flat tuple `flat`, starting at leaf `next`.
+Operand renest(Sema &s, const Type &like, const Operand &flat, size_t &next, llvm::SMRange loc) {
+  if (!like.isTuple())
+    return s.getElement(flat, next++, loc);
+  std::vector<Operand> elems;
+  for (const Type &e : like.elements())
+    elems.push_back(renest(s, e, flat, next, loc));
+  return s.tupleExpr(elems, loc);
+}
+
+/// A number literal (possibly negated) in a tensor literal.
+Const literalValue(const Expr *e) {
+  if (auto *i = llvm::dyn_cast<IntLiteralExpr>(e))
+    return i->getValue();
+  if (auto *f = llvm::dyn_cast<FloatLiteralExpr>(e))
+    return f->getValue();
+  if (auto *b = llvm::dyn_cast<BoolLiteralExpr>(e))
+    return b->getValue();
+  if (auto *u = llvm::dyn_cast<UnaryExpr>(e); u && u->getOp() == UnaryOp::Neg) {
+    Const c = literalValue(u->getOperand());
+    if (auto *i = std::get_if<int64_t>(&c))
+      return -*i;
+    if (auto *f = std::get_if<double>(&c))
+      return -*f;
+  }
+  return {};
+}
+
+struct LiteralScan {
+  Shape shape;
+  std::vector<double> values;
+  bool anyFloat = false, anyInt = false;
+};
+
+bool scanLiteral(Sema &s, const Expr *e, size_t level, LiteralScan &out) {
+  auto *list = llvm::dyn_cast<ListExpr>(e);
+  auto *tuple = llvm::dyn_cast<TupleExpr>(e);
+  if (list || tuple) {
+    const auto &elems = list ? list->getElements() : tuple->getElements();
+    int64_t n = int64_t(elems.size());
+    bool fresh = level == out.shape.size() && out.values.empty();
+    if (fresh) {
+      out.shape.push_back(Dim::fixed(n));
+    } else if (level >= out.shape.size() || out.shape[level].size() != n) {
+      s.error(e->getRange(), "tensor(): ragged nested list (" + std::to_string(n) +
+                                 " elements here, " +
+                                 (level < out.shape.size() ? out.shape[level].str() : "a number") +
+                                 " elsewhere at this depth)");
+      return false;
+    }
+    for (const Expr *x : elems)
+      if (!scanLiteral(s, x, level + 1, out))
+        return false;
+    return true;
+  }
+  if (level != out.shape.size()) {
+    s.error(e->getRange(), "tensor(): ragged nested list (a number where a list is expected)");
+    return false;
+  }
+  Const c = literalValue(e);
+  if (auto *i = std::get_if<int64_t>(&c)) {
+    out.values.push_back(double(*i));
+    out.anyInt = true;
+  } else if (auto *f = std::get_if<double>(&c)) {
+    out.values.push_back(*f);
+    out.anyFloat = true;
+  } else if (auto *b = std::get_if<bool>(&c)) {
+    out.values.push_back(*b ? 1.0 : 0.0);
+  } else {
+    s.error(e->getRange(), "tensor(): elements must be number literals");
+    return false;
+  }
+  return true;
+}
+
+using Handler = Operand (*)(Sema &, CallArgs &, const Bound &);
+
+struct BuiltinInfo {
+  Params params;
+  Handler handler;
+  bool method; ///< callable as x.name(...)
+};
+
+Operand unaryOp(Sema &s, CallArgs &a, const Bound &b) {
+  return s.mapLeaves(a.calleeName, *b.get("x"), a.loc);
+}
+
+Operand binaryOpB(Sema &s, CallArgs &a, const Bound &b) {
+  return s.emitOp(a.calleeName, {*b.get("a"), *b.get("b")}, {}, a.loc);
+}
+
+Operand reduceOp(Sema &s, CallArgs &a, const Bound &b) {
+  Attrs attrs;
+  std::vector<int64_t> axes;
+  if (const Operand *ax = b.get("axis")) {
+    auto v = constInts(s, a, *ax, "axis");
+    if (!v)
+      return s.poison();
+    axes = *v;
+  }
+  bool keep = false;
+  if (const Operand *k = b.get("keepdims")) {
+    auto v = constBool(s, a, *k, "keepdims");
+    if (!v)
+      return s.poison();
+    keep = *v;
+  }
+  if (a.calleeName == "argmax") {
+    if (axes.size() > 1) {
+      s.error(where(*b.get("axis"), a), "'axis' of 'argmax' must be a single int");
+      return s.poison();
+    }
+    if (!axes.empty())
+      attrs["axis"] = axes[0];
+  } else {
+    attrs["axes"] = axes;
+  }
+  attrs["keepdims"] = keep;
+  return s.emitOp(a.calleeName, {*b.get("x")}, attrs, a.loc);
+}
+
+/// An op whose only attribute is the int parameter `param` (required when `otherwise` is unset).
+Operand withIntAttr(Sema &s, CallArgs &a, const Bound &b, const char *param,
+                    std::optional<int64_t> otherwise) {
+  std::optional<int64_t> v = otherwise;
+  if (const Operand *o = b.get(param))
+    v = constInt(s, a, *o, param);
+  if (!v)
+    return s.poison();
+  Attrs attrs;
+  attrs[param] = *v;
+  return s.emitOp(a.calleeName, {*b.get("x")}, attrs, a.loc);
+}
+
+Operand softmaxOp(Sema &s, CallArgs &a, const Bound &b) { return withIntAttr(s, a, b, "axis", -1); }
+Operand poolOp(Sema &s, CallArgs &a, const Bound &b) {
+  return withIntAttr(s, a, b, "k", std::nullopt);
+}
+Operand axisOp(Sema &s, CallArgs &a, const Bound &b) {
+  return withIntAttr(s, a, b, "axis", std::nullopt);
+}
+
+Operand whereOp(Sema &s, CallArgs &a, const Bound &b) {
+  return s.emitOp("where", {*b.get("cond"), *b.get("a"), *b.get("b")}, {}, a.loc);
+}
+
+Operand clipOp(Sema &s, CallArgs &a, const Bound &b) {
+  return s.emitOp("clip", {*b.get("x"), *b.get("lo"), *b.get("hi")}, {}, a.loc);
+}
+
+Operand crossEntropy(Sema &s, CallArgs &a, const Bound &b) {
+  return s.emitOp("cross_entropy", {*b.get("logits"), *b.get("labels")}, {}, a.loc);
+}
+
+Operand conv2d(Sema &s, CallArgs &a, const Bound &b) {
+  Attrs attrs;
+  for (const char *p : {"stride", "padding"}) {
+    int64_t v = std::string(p) == "stride" ? 1 : 0;
+    if (const Operand *o = b.get(p)) {
+      auto c = constInt(s, a, *o, p);
+      if (!c)
+        return s.poison();
+      v = *c;
+    }
+    attrs[p] = v;
+  }
+  return s.emitOp("conv2d", {*b.get("x"), *b.get("w")}, attrs, a.loc);
+}
+
+Operand dropout(Sema &s, CallArgs &a, const Bound &b) {
+  auto p = constFloat(s, a, *b.get("p"), "p");
+  if (!p)
+    return s.poison();
+  if (*p < 0 || *p >= 1) {
+    s.error(where(*b.get("p"), a), "dropout probability must be in [0, 1), found " +
+                                       attrStr(AttrValue(*p)));
+    return s.poison();
+  }
+  Attrs attrs;
+  attrs["p"] = *p;
+  return s.emitOp("dropout", {*b.get("x")}, attrs, a.loc);
+}
+
+Operand creation(Sema &s, CallArgs &a, const Bound &b) {
+  auto dtype = dtypeArg(s, a, b, DType::F32);
+  Shape shape;
+  std::vector<Value *> dynamic;
+  if (!dtype || !shapeArgs(s, a, b.rest, shape, dynamic, false))
+    return s.poison();
+  Attrs attrs;
+  attrs["shape"] = shape;
+  attrs["dtype"] = *dtype;
+  return s.emitOp(a.calleeName, {}, attrs, a.loc, dynamic);
+}
+
+Operand full(Sema &s, CallArgs &a, const Bound &b) {
+  auto dtype = dtypeArg(s, a, b, DType::F32);
+  Shape shape;
+  std::vector<Value *> dynamic;
+  if (!dtype || !shapeArgs(s, a, {*b.get("shape")}, shape, dynamic, false))
+    return s.poison();
+  Attrs attrs;
+  attrs["shape"] = shape;
+  attrs["dtype"] = *dtype;
+  return s.emitOp("full", {*b.get("value")}, attrs, a.loc, dynamic);
+}
+
+Operand eye(Sema &s, CallArgs &a, const Bound &b) {
+  auto dtype = dtypeArg(s, a, b, DType::F32);
+  auto n = constInt(s, a, *b.get("n"), "n");
+  if (!dtype || !n)
+    return s.poison();
+  Attrs attrs;
+  attrs["n"] = *n;
+  attrs["dtype"] = *dtype;
+  return s.emitOp("eye", {}, attrs, a.loc);
+}
+
+Operand arange(Sema &s, CallArgs &a, const Bound &b) {
+  auto dtype = dtypeArg(s, a, b, DType::F32);
+  Shape shape;
+  std::vector<Value *> dynamic;
+  if (!dtype || !shapeArgs(s, a, {*b.get("n")}, shape, dynamic, false))
+    return s.poison();
+  Attrs attrs;
+  attrs["shape"] = shape;
+  attrs["dtype"] = *dtype;
+  return s.emitOp("arange", {}, attrs, a.loc, dynamic);
+}
+
+Operand seed(Sema &s, CallArgs &a, const Bound &b) {
+  return s.emitOp("seed", {*b.get("n")}, {}, a.loc);
+}
+
+Operand tensorLiteral(Sema &s, CallArgs &a, const Bound &b) {
+  const Operand *data = b.get("data");
+  LiteralScan scan;
+  if (!data->expr || !scanLiteral(s, data->expr, 0, scan))
+    return s.poison();
+  DType def = scan.anyFloat ? DType::F32 : scan.anyInt ? DType::I64 : DType::Bool;
+  auto dtype = dtypeArg(s, a, b, def);
+  if (!dtype)
+    return s.poison();
+  Attrs attrs;
+  attrs["value"] = scan.values;
+  attrs["shape"] = scan.shape;
+  attrs["dtype"] = *dtype;
+  return s.emitOp("const", {}, attrs, a.loc);
+}
+
+Operand astype(Sema &s, CallArgs &a, const Bound &b) {
+  const Operand *d = b.get("dtype");
+  if (!d->dtype) {
+    s.error(where(*d, a), "'astype' needs a dtype (f32, f64, i32, i64, bool), found " +
+                              describeOperand(*d));
+    return s.poison();
+  }
+  Attrs attrs;
+  attrs["dtype"] = *d->dtype;
+  return s.emitOp("cast", {*b.get("x")}, attrs, a.loc);
+}
+
+Operand reshape(Sema &s, CallArgs &a, const Bound &b) {
+  Shape shape;
+  std::vector<Value *> dynamic;
+  if (!shapeArgs(s, a, b.rest, shape, dynamic, true))
+    return s.poison();
+  if (shape.empty() && b.rest.empty()) {
+    s.error(a.loc, "'reshape' needs the new dimensions");
+    return s.poison();
+  }
+  Attrs attrs;
+  attrs["shape"] = shape;
+  return s.emitOp("reshape", {*b.get("x")}, attrs, a.loc, dynamic);
+}
+
+Operand transpose(Sema &s, CallArgs &a, const Bound &b) {
+  Attrs attrs;
+  if (const Operand *ax = b.get("axes")) {
+    auto v = constInts(s, a, *ax, "axes");
+    if (!v)
+      return s.poison();
+    attrs["perm"] = *v;
+  }
+  return s.emitOp("transpose", {*b.get("x")}, attrs, a.loc);
+}
+
+Operand concatStack(Sema &s, CallArgs &a, const Bound &b) {
+  const Operand &xs = *b.get("xs");
+  if (!xs.type.isTuple()) {
+    s.error(where(xs, a), "'" + a.calleeName + "' takes a tuple of tensors, found " +
+                              describeOperand(xs));
+    return s.poison();
+  }
+  int64_t axis = 0;
+  if (const Operand *o = b.get("axis")) {
+    auto c = constInt(s, a, *o, "axis");
+    if (!c)
+      return s.poison();
+    axis = *c;
+  }
+  std::vector<Operand> parts;
+  for (size_t i = 0; i < xs.type.elements().size(); ++i) {
+    parts.push_back(s.getElement(xs, i, a.loc));
+    parts.back().expr = xs.expr;
+  }
+  Attrs attrs;
+  attrs["axis"] = axis;
+  return s.emitOp(a.calleeName, parts, attrs, a.loc);
+}
+
+/// split(x, n_or_sizes, axis=0) and chunk(x, n, axis=0).
+Operand splitChunk(Sema &s, CallArgs &a, const Bound &b) {
+  const Operand &x = *b.get("x");
+  if (!x.type.isTensor()) {
+    s.error(where(x, a), "'" + a.calleeName + "' needs a Tensor, found " + describeOperand(x));
+    return s.poison();
+  }
+  int64_t axis = 0;
+  if (const Operand *o = b.get("axis")) {
+    auto c = constInt(s, a, *o, "axis");
+    if (!c)
+      return s.poison();
+    axis = *c;
+  }
+  int64_t rank = int64_t(x.type.rank());
+  if (axis < -rank || axis >= rank) {
+    s.error(a.loc, "axis " + std::to_string(axis) + " is out of range for " + x.type.str() +
+                       " (rank " + std::to_string(rank) + ")");
+    return s.poison();
+  }
+  const Dim &d = x.type.shape()[size_t(axis < 0 ? axis + rank : axis)];
+  const Operand &parts = *b.get(a.calleeName == "chunk" ? "n" : "sizes");
+  std::vector<int64_t> sizes;
+  if (parts.type.isTuple()) {
+    auto v = constInts(s, a, parts, "sizes");
+    if (!v)
+      return s.poison();
+    sizes = *v;
+  } else {
+    auto n = constInt(s, a, parts, a.calleeName == "chunk" ? "n" : "sizes");
+    if (!n)
+      return s.poison();
+    if (*n <= 0 || !d.isStatic()) {
+      s.error(where(parts, a), !d.isStatic()
+                                   ? "'" + a.calleeName + "' into equal parts needs a static dim; " +
+                                         x.type.str() + " has " + d.str()
+                                   : "'" + a.calleeName + "' needs a positive number of parts");
+      return s.poison();
+    }
+    int64_t each = a.calleeName == "chunk" ? (d.size() + *n - 1) / *n : d.size() / *n;
+    if (a.calleeName == "split" && d.size() % *n != 0) {
+      s.error(where(parts, a), "cannot split " + d.str() + " elements of " + x.type.str() +
+                                   " into " + std::to_string(*n) + " equal parts");
+      return s.poison();
+    }
+    for (int64_t left = d.size(); left > 0; left -= each)
+      sizes.push_back(std::min(each, left));
+  }
+  Attrs attrs;
+  attrs["axis"] = axis;
+  attrs["sizes"] = sizes;
+  return s.emitOp("split", {x}, attrs, a.loc);
+}
+
+Operand broadcastTo(Sema &s, CallArgs &a, const Bound &b) {
+  Shape shape;
+  std::vector<Value *> dynamic;
+  if (!shapeArgs(s, a, {*b.get("shape")}, shape, dynamic, false))
+    return s.poison();
+  Attrs attrs;
+  attrs["shape"] = shape;
+  return s.emitOp("broadcast_to", {*b.get("x")}, attrs, a.loc, dynamic);
+}
+
+Operand lenOp(Sema &s, CallArgs &a, const Bound &b) {
+  const Operand &x = *b.get("x");
+  if (x.type.isTuple())
+    return s.constant(int64_t(x.type.elements().size()), a.loc);
+  if (x.type.kind() == Type::Kind::Str) {
+    Const c = Sema::constOf(x.value);
+    if (auto *str = std::get_if<std::string>(&c))
+      return s.constant(int64_t(str->size()), a.loc);
+  }
+  if (!x.type.isTensor() || x.callee || x.type.rank() == 0) {
+    s.error(where(x, a), "len() needs a tuple or a tensor with at least one dimension, found " +
+                             describeOperand(x));
+    return s.poison();
+  }
+  return s.dimOf(x, 0, a.loc);
+}
+
+Operand sizeOp(Sema &s, CallArgs &a, const Bound &b) {
+  const Operand &x = *b.get("x");
+  if (!x.type.isTensor() || x.callee) {
+    s.error(where(x, a), "size() needs a Tensor, found " + describeOperand(x));
+    return s.poison();
+  }
+  if (auto n = x.type.staticNumElements())
+    return s.constant(*n, a.loc);
+  Operand total = s.constant(int64_t(1), a.loc);
+  for (size_t i = 0; i < x.type.rank(); ++i)
+    total = s.binaryOp(BinaryOp::Mul, total, s.dimOf(x, i, a.loc), a.loc, a.loc);
+  return total;
+}
+
+Operand printOp(Sema &s, CallArgs &a, const Bound &b) {
+  std::vector<Operand> leaves;
+  for (const Operand &o : b.rest) {
+    if (o.callee || o.module || o.dtype || o.type.kind() == Type::Kind::None) {
+      s.error(where(o, a), "print() cannot print " +
+                               (o.type.kind() == Type::Kind::None ? std::string("none")
+                                                                   : describeOperand(o)));
+      return s.poison();
+    }
+    flatten(s, o, a.loc, leaves);
+  }
+  return s.emitOp("print", leaves, {}, a.loc);
+}
+
+Operand save(Sema &s, CallArgs &a, const Bound &b) {
+  const Operand &v = *b.get("value");
+  std::vector<Operand> leaves;
+  flatten(s, v, a.loc, leaves);
+  for (const Operand &l : leaves)
+    if (!l.type.isTensor() || l.callee) {
+      s.error(where(v, a), "save() writes a tensor or a tuple of tensors, found " +
+                               describeOperand(v));
+      return s.poison();
+    }
+  leaves.insert(leaves.begin(), *b.get("path"));
+  return s.emitOp("save", leaves, {}, a.loc);
+}
+
+Operand load(Sema &s, CallArgs &a, const Bound &b) {
+  const Operand *like = b.get("like");
+  if (!like) {
+    s.error(a.loc, "load() needs like=VALUE: a tensor or tuple of tensors with the types to read "
+                   "(the file's contents are only known at run time)");
+    return s.poison();
+  }
+  std::vector<Type> leaves;
+  flattenTypes(like->type, leaves);
+  std::vector<DType> dtypes;
+  std::vector<Shape> shapes;
+  for (const Type &t : leaves) {
+    if (!t.isTensor() || like->callee) {
+      s.error(where(*like, a), "'like' of load() must be a tensor or a tuple of tensors, found " +
+                                   describeOperand(*like));
+      return s.poison();
+    }
+    dtypes.push_back(t.dtype());
+    shapes.push_back(t.shape());
+  }
+  Attrs attrs;
+  attrs["dtypes"] = dtypes;
+  attrs["shapes"] = shapes;
+  Operand flat = s.emitOp("load", {*b.get("path")}, attrs, a.loc);
+  if (flat.isError())
+    return flat;
+  size_t next = 0;
+  return renest(s, like->type, flat, next, a.loc);
+}
+
+/// read_fashion_mnist(split), read_idx(path, rank), read_csv(path, dtype=f32): the dataset
+/// readers stdlib/data.dlm wraps.
+Operand readData(Sema &s, CallArgs &a, const Bound &b) {
+  Attrs attrs;
+  if (a.calleeName == "read_fashion_mnist")
+    return s.emitOp("fashion_mnist", {*b.get("split")}, attrs, a.loc);
+  if (a.calleeName == "read_idx") {
+    auto rank = constInt(s, a, *b.get("rank"), "rank");
+    if (!rank)
+      return s.poison();
+    attrs["rank"] = *rank;
+    return s.emitOp("load_idx", {*b.get("path")}, attrs, a.loc);
+  }
+  auto dtype = dtypeArg(s, a, b, DType::F32);
+  if (!dtype)
+    return s.poison();
+  attrs["dtype"] = *dtype;
+  return s.emitOp("load_csv", {*b.get("path")}, attrs, a.loc);
+}
+
+Operand stopGradient(Sema &s, CallArgs &a, const Bound &b) {
+  return s.emitOp("stop_gradient", {*b.get("x")}, {}, a.loc);
+}
+
+Operand gradOf(Sema &s, CallArgs &a, const Bound &b) {
+  const Operand &f = *b.get("f");
+  if (!f.callee) {
+    s.error(where(f, a), "'" + a.calleeName + "' needs a function, found " + describeOperand(f));
+    return s.poison();
+  }
+  auto g = std::make_shared<GradCallable>();
+  g->inner = f.callee;
+  g->withValue = a.calleeName == "value_and_grad";
+  g->loc = a.loc;
+  g->argnums = {0};
+  if (const Operand *an = b.get("argnums")) {
+    auto v = constInts(s, a, *an, "argnums");
+    if (!v)
+      return s.poison();
+    g->argnums = *v;
+    g->argnumsIsTuple = an->type.isTuple();
+    if (v->empty()) {
+      s.error(where(*an, a), "'argnums' must name at least one argument");
+      return s.poison();
+    }
+  }
+  if (auto fn = std::dynamic_pointer_cast<const FnCallable>(f.callee)) {
+    size_t n = fn->def->getParams().size();
+    for (int64_t i : g->argnums)
+      if (i < 0 || size_t(i) >= n) {
+        const Operand *an = b.get("argnums");
+        s.error(an ? where(*an, a) : a.loc,
+                "argnums " + std::to_string(i) + " is out of range: '" + fn->qualifiedName +
+                    "' takes " + std::to_string(n) + " argument" + (n == 1 ? "" : "s"));
+        s.note(fn->def->getNameRange(), "'" + fn->qualifiedName + "' is defined here");
+        return s.poison();
+      }
+  }
+  Operand r;
+  r.callee = g;
+  r.type = Type::function(g);
+  return r;
+}
+
+Operand checkpointOf(Sema &s, CallArgs &a, const Bound &b) {
+  const Operand &f = *b.get("f");
+  if (!f.callee) {
+    s.error(where(f, a), "'checkpoint' needs a function, found " + describeOperand(f));
+    return s.poison();
+  }
+  auto c = std::make_shared<CheckpointCallable>();
+  c->inner = f.callee;
+  Operand r;
+  r.callee = c;
+  r.type = Type::function(c);
+  return r;
+}
+
+Operand rangeOutsideFor(Sema &s, CallArgs &a, const Bound &) {
+  s.error(a.loc, "range() can only be the iterable of a for loop");
+  return s.poison();
+}
+
+const std::map<std::string, BuiltinInfo> &table() {
+  static const std::map<std::string, BuiltinInfo> t = [] {
+    std::map<std::string, BuiltinInfo> m;
+    for (const char *n : {"abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu"})
+      m[n] = {{"x"}, unaryOp, true};
+    for (const char *n : {"maximum", "minimum", "pow", "matmul", "dot", "mse"})
+      m[n] = {{"a", "b"}, binaryOpB, true};
+    for (const char *n : {"sum", "mean", "max", "min", "logsumexp", "norm", "argmax"})
+      m[n] = {{"x", "axis=", "keepdims="}, reduceOp, true};
+    m["where"] = {{"cond", "a", "b"}, whereOp, false};
+    m["clip"] = {{"x", "lo", "hi"}, clipOp, true};
+    m["softmax"] = {{"x", "axis="}, softmaxOp, true};
+    m["log_softmax"] = {{"x", "axis="}, softmaxOp, true};
+    m["cross_entropy"] = {{"logits", "labels"}, crossEntropy, false};
+    m["conv2d"] = {{"x", "w", "stride=", "padding="}, conv2d, false};
+    m["max_pool2d"] = {{"x", "k"}, poolOp, true};
+    m["avg_pool2d"] = {{"x", "k"}, poolOp, true};
+    m["dropout"] = {{"x", "p"}, dropout, true};
+    for (const char *n : {"zeros", "ones", "randn", "rand"})
+      m[n] = {{"*dims", "dtype="}, creation, false};
+    m["full"] = {{"shape", "value", "dtype="}, full, false};
+    m["eye"] = {{"n", "dtype="}, eye, false};
+    m["arange"] = {{"n", "dtype="}, arange, false};
+    m["seed"] = {{"n"}, seed, false};
+    m["tensor"] = {{"data", "dtype="}, tensorLiteral, false};
+    m["astype"] = {{"x", "dtype"}, astype, true};
+    m["reshape"] = {{"x", "*dims"}, reshape, true};
+    m["transpose"] = {{"x", "axes="}, transpose, true};
+    m["concat"] = {{"xs", "axis="}, concatStack, false};
+    m["stack"] = {{"xs", "axis="}, concatStack, false};
+    m["split"] = {{"x", "sizes", "axis="}, splitChunk, true};
+    m["chunk"] = {{"x", "n", "axis="}, splitChunk, true};
+    m["broadcast_to"] = {{"x", "shape"}, broadcastTo, true};
+    m["expand_dims"] = {{"x", "axis"}, axisOp, true};
+    m["squeeze"] = {{"x", "axis"}, axisOp, true};
+    m["len"] = {{"x"}, lenOp, false};
+    m["size"] = {{"x"}, sizeOp, true};
+    m["print"] = {{"*values"}, printOp, false};
+    m["save"] = {{"path", "value"}, save, false};
+    m["load"] = {{"path", "like="}, load, false};
+    m["stop_gradient"] = {{"x"}, stopGradient, true};
+    m["read_fashion_mnist"] = {{"split"}, readData, false};
+    m["read_idx"] = {{"path", "rank"}, readData, false};
+    m["read_csv"] = {{"path", "dtype="}, readData, false};
+    m["grad"] = {{"f", "argnums="}, gradOf, false};
+    m["value_and_grad"] = {{"f", "argnums="}, gradOf, false};
+    m["checkpoint"] = {{"f"}, checkpointOf, false};
+    m["range"] = {{"*args"}, rangeOutsideFor, false};
+    return m;
+  }();
+  return t;
+}
+
+} // namespace
+
+bool Sema::isBuiltin(llvm::StringRef n) { return table().count(n.str()) != 0; }
+
+std::vector<std::string> Sema::builtinNames() {
+  std::vector<std::string> out;
+  for (const auto &[n, info] : table())
+    out.push_back(n);
+  return out;
+}
+
+bool Sema::isMethod(llvm::StringRef n) const {
+  auto it = table().find(n.str());
+  return it != table().end() && it->second.method;
+}
+
+Operand Sema::callBuiltin(const std::string &n, CallArgs &args) {
+  const BuiltinInfo &info = table().at(n);
+  args.calleeName = n;
+  Bound bound;
+  if (!bindBuiltin(*this, args, info.params, bound))
+    return poison();
+  return info.handler(*this, args, bound);
+}
+
+} // namespace dlm::sema
