@@ -489,7 +489,7 @@ void RunState::processNode(const Tagged &t, Scratch &s) {
   const ExecNodePlan &p = g.plan(t.node);
   int32_t numOutputs = g.node(t.node).numOutputs;
   Entry *slots = t.iter->slots.get() + p.inputBase;
-  s.outs.assign(numOutputs, Entry());
+  if ((int32_t)s.outs.size() < numOutputs) s.outs.resize(numOutputs); // all dead (has = false)
   int consumed = 0;
   Status st;
   if (!aborted.load(std::memory_order_acquire)) {
@@ -503,7 +503,9 @@ void RunState::processNode(const Tagged &t, Scratch &s) {
         }
     }
   }
-  std::unique_lock<std::mutex> lock(mu);
+  // A run on one thread has nobody to exclude: skip the lock on its hot path.
+  std::unique_lock<std::mutex> lock(mu, std::defer_lock);
+  if (maxHelpers > 0) lock.lock();
   noteValues(-consumed);
   ++result.stats.nodesRun;
   if (t.dead) ++result.stats.deadNodes;
@@ -517,8 +519,9 @@ void RunState::processNode(const Tagged &t, Scratch &s) {
   --outstanding;
   int helpers = schedule(s);
   bool wake = callerWaiting && (outstanding == 0 || !sharedQueue.empty());
-  lock.unlock();
-  s.outs.clear(); // outputs nobody consumes die here, before the run can end
+  if (lock.owns_lock()) lock.unlock();
+  // Outputs nobody consumed die here, before the run can end; the buffer is kept for reuse.
+  for (int32_t i = 0; i < numOutputs; ++i) s.outs[i] = Entry();
   if (wake) doneCv.notify_all();
   for (int i = 0; i < helpers; ++i)
     pool->schedule([self = shared_from_this()] { self->helperLoop(); });

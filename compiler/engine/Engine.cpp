@@ -1,0 +1,124 @@
+//===- compiler/engine/Engine.cpp - Running lowered graphs on the executor -===//
+#include "compiler/engine/Engine.h"
+
+#include "compiler/ir/OpRegistry.h"
+
+#include <type_traits>
+
+namespace dlm::engine {
+
+namespace {
+
+std::vector<int64_t> convertShape(const Shape &shape) {
+  std::vector<int64_t> dims;
+  dims.reserve(shape.size());
+  for (const Dim &d : shape) {
+    if (d.isStatic())
+      dims.push_back(d.size());
+    else
+      dims.push_back(isInferDim(d) ? -1 : rt::kDynamicDim);
+  }
+  return dims;
+}
+
+/// The kernel name of `op` on the CPU (the registry may map an op to another kernel).
+std::string kernelName(const graph::Node &n) {
+  const OpInfo *info = OpRegistry::get().lookup(n.op);
+  if (info && !info->kernels[(int)Device::CPU].empty()) return info->kernels[(int)Device::CPU];
+  return n.op;
+}
+
+bool isExpensive(const graph::Node &n) {
+  const OpInfo *info = OpRegistry::get().lookup(n.op);
+  return info && info->cost == CostClass::Expensive;
+}
+
+} // namespace
+
+rt::Attr convertAttr(const AttrValue &value) {
+  return std::visit(
+      [](const auto &v) -> rt::Attr {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, Shape>) {
+          return convertShape(v);
+        } else if constexpr (std::is_same_v<T, std::vector<Shape>>) {
+          std::vector<std::vector<int64_t>> shapes;
+          for (const Shape &s : v) shapes.push_back(convertShape(s));
+          return shapes;
+        } else {
+          return v;
+        }
+      },
+      value);
+}
+
+rt::Status convertGraph(const graph::Graph &graph, rt::ExecGraph &out) {
+  // Frames are numbered parents first, root 0, in both graphs.
+  for (graph::FrameId f = 1; f < graph.numFrames(); ++f) {
+    const graph::Frame &frame = graph.frame(f);
+    out.addFrame(frame.name, (rt::ExecFrameId)frame.parent, (int32_t)frame.parallelIterations);
+  }
+  for (const graph::Node &n : graph.nodes()) {
+    std::vector<rt::ExecPort> inputs;
+    inputs.reserve(n.inputs.size());
+    for (const graph::ValueRef &v : n.inputs) inputs.push_back({(rt::ExecNodeId)v.node, (int32_t)v.port});
+    rt::ExecKind kind = rt::execKindOf(n.op);
+    rt::Attrs attrs;
+    if (kind == rt::ExecKind::Kernel)
+      for (const auto &[name, value] : n.attrs) attrs.set(name, convertAttr(value));
+    rt::ExecNodeId id = out.addNode(kind == rt::ExecKind::Kernel ? kernelName(n) : n.op,
+                                    std::move(inputs), (int32_t)n.numResults(),
+                                    (rt::ExecFrameId)n.frame, std::move(attrs));
+    rt::ExecNode &e = out.node(id);
+    for (graph::NodeId c : n.controlInputs) e.controlInputs.push_back((rt::ExecNodeId)c);
+    if (kind == rt::ExecKind::Enter) {
+      const bool *isConstant = n.attrAs<bool>("is_constant");
+      e.isConstant = isConstant && *isConstant;
+    }
+    e.expensive = isExpensive(n);
+    e.loc = rt::ExecLocation{std::string(n.loc.file), n.loc.line, n.loc.col};
+  }
+  return out.finalize();
+}
+
+namespace {
+
+/// Reports `message` at `loc`, with the source line and a caret when the file can be found
+/// among (or read into) the diagnostics engine's buffers.
+void reportAt(DiagnosticEngine &diags, const rt::ExecLocation &loc, const std::string &message) {
+  if (loc.line == 0) {
+    diags.error(message);
+    return;
+  }
+  llvm::SourceMgr &sm = diags.getSourceMgr();
+  unsigned buffer = 0;
+  for (unsigned i = 1; i <= sm.getNumBuffers() && buffer == 0; ++i)
+    if (sm.getMemoryBuffer(i)->getBufferIdentifier() == loc.file) buffer = i;
+  if (buffer == 0) {
+    if (std::optional<unsigned> added = diags.addFile(loc.file)) buffer = *added;
+  }
+  llvm::SMLoc at = buffer ? sm.FindLocForLineAndColumn(buffer, loc.line, loc.col) : llvm::SMLoc();
+  if (at.isValid()) {
+    diags.error(at, message);
+    return;
+  }
+  diags.error(loc.str() + ": " + message);
+}
+
+} // namespace
+
+int runGraph(const graph::Graph &graph, DiagnosticEngine &diags, const EngineOptions &options) {
+  rt::ExecGraph exec;
+  if (rt::Status s = convertGraph(graph, exec); !s) {
+    diags.error("internal error: the graph executor cannot run this graph: " + s.message());
+    return 70;
+  }
+  rt::RunOptions run;
+  run.numThreads = options.numThreads;
+  rt::RunResult result = rt::runGraph(exec, run);
+  if (result.ok()) return 0;
+  reportAt(diags, result.errorLoc, result.status.message());
+  return 1;
+}
+
+} // namespace dlm::engine
