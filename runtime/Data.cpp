@@ -195,7 +195,7 @@ Tensor readCsv(const std::string &path, DType dtype) {
     ++rows;
   }
   check(!in.bad(), "cannot read CSV file '" + path + "'");
-  return Tensor::fromVector<double>(dtype, values, {rows, (int64_t)cols});
+  return Tensor::fromVector<double>(dtype, values, Shape{rows, (int64_t)cols});
 }
 
 } // namespace dlm::rt

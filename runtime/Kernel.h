@@ -134,6 +134,12 @@ Status callKernel(const KernelInfo &kernel, std::span<const Value> inputs, const
 Status callKernel(std::string_view name, std::span<const Value> inputs, const Attrs &attrs,
                   std::vector<Value> &outputs);
 
+/// Same, for a braced list of operands.
+inline Status callKernel(std::string_view name, std::initializer_list<Value> inputs, const Attrs &attrs,
+                         std::vector<Value> &outputs) {
+  return callKernel(name, std::span<const Value>(inputs.begin(), inputs.size()), attrs, outputs);
+}
+
 /// Convenience for C++ callers and tests: runs `name` and returns its first output tensor,
 /// throwing rt::Error on failure.
 Tensor run(std::string_view name, std::vector<Value> inputs, const Attrs &attrs = {});

@@ -117,8 +117,12 @@ public:
   static Tensor scalarBool(bool v);
   /// A 0-d tensor of `dtype` holding `v` converted like a cast.
   static Tensor scalar(DType dtype, double v);
-  /// A 1-D tensor from values (tests and small constants).
-  template <typename T> static Tensor fromVector(DType dtype, const std::vector<T> &v, Shape shape = {});
+  /// A tensor of `shape` from row-major values (tests and small constants).
+  template <typename T> static Tensor fromVector(DType dtype, const std::vector<T> &v, const Shape &shape);
+  /// A 1-D tensor from values.
+  template <typename T> static Tensor fromVector(DType dtype, const std::vector<T> &v) {
+    return fromVector(dtype, v, Shape{(int64_t)v.size()});
+  }
 
   // --- properties -----------------------------------------------------------------------
   explicit operator bool() const { return impl != nullptr; }
@@ -206,11 +210,10 @@ template <> constexpr DType dtypeOf<int64_t>() { return DType::I64; }
 template <> constexpr DType dtypeOf<bool>() { return DType::Bool; }
 
 template <typename T>
-Tensor Tensor::fromVector(DType dtype, const std::vector<T> &v, Shape shape) {
-  if (shape.empty() && v.size() != 1) shape = {(int64_t)v.size()};
+Tensor Tensor::fromVector(DType dtype, const std::vector<T> &v, const Shape &shape) {
   Tensor t = empty(dtype, shape);
   check(t.numel() == (int64_t)v.size(), "fromVector: " + std::to_string(v.size()) +
-                                            " values for shape " + shapeString(shape));
+                                            " values for shape " + shapeString(t.shape()));
   dispatchDType(dtype, [&]<typename E>() {
     E *p = t.data<E>();
     for (size_t i = 0; i < v.size(); ++i) p[i] = static_cast<E>(v[i]);

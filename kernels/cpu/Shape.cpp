@@ -38,7 +38,7 @@ void broadcastToKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
 void shapeOfKernel(Inputs ins, const Attrs &, Outputs &outs) {
   expectArity(ins, 1, "shape_of");
   const Tensor &x = tensorArg(ins, 0, "shape_of");
-  outs.emplace_back(Tensor::fromVector<int64_t>(DType::I64, x.shape(), {x.rank()}));
+  outs.emplace_back(Tensor::fromVector<int64_t>(DType::I64, x.shape(), Shape{x.rank()}));
 }
 
 /// Python's slice.indices for one dimension: the first index and the element count.
