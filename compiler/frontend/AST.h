@@ -22,6 +22,7 @@
 
 #include "runtime/DType.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Casting.h"
 #include "llvm/Support/SMLoc.h"
@@ -719,6 +720,12 @@ private:
   Body body;
   ASTContext context;
 };
+
+/// Calls `fn` on every direct child of `node` in source order: statements of bodies,
+/// expressions, annotations, parameters, keyword-argument values. Absent optional children
+/// are skipped. Walkers that must not recurse (the tree may be up to kMaxNestingDepth deep)
+/// build their own stack on top of this.
+void forEachChild(const Node *node, llvm::function_ref<void(const Node *)> fn);
 
 } // namespace dlm
 

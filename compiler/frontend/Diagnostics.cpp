@@ -8,15 +8,23 @@
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/Errc.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/WithColor.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
 namespace dlm {
+
+/// True when `text` is not valid UTF-8 (SourceMgr then prints no caret).
+static bool findInvalidUTF8Offset(llvm::StringRef text) {
+  const auto *begin = reinterpret_cast<const llvm::UTF8 *>(text.data());
+  return !llvm::isLegalUTF8String(&begin, begin + text.size());
+}
 
 llvm::StringRef diagKindName(DiagKind kind) {
   switch (kind) {
@@ -76,11 +84,28 @@ unsigned DiagnosticEngine::findBuffer(llvm::SMLoc loc) const {
   return sourceMgr.FindBufferContainingLoc(loc);
 }
 
+const std::vector<const char *> &DiagnosticEngine::getLineStarts(unsigned buffer) const {
+  if (lineStarts.size() <= buffer)
+    lineStarts.resize(buffer + 1);
+  std::vector<const char *> &starts = lineStarts[buffer];
+  if (!starts.empty())
+    return starts;
+  llvm::StringRef text = sourceMgr.getMemoryBuffer(buffer)->getBuffer();
+  starts.push_back(text.data());
+  for (size_t i = 0; i < text.size(); ++i)
+    if (text[i] == '\n')
+      starts.push_back(text.data() + i + 1);
+  return starts;
+}
+
 std::pair<unsigned, unsigned> DiagnosticEngine::getLineAndColumn(llvm::SMLoc loc) const {
   unsigned buffer = findBuffer(loc);
   if (buffer == 0)
     return {0, 0};
-  return sourceMgr.getLineAndColumn(loc, buffer);
+  const std::vector<const char *> &starts = getLineStarts(buffer);
+  auto next = std::upper_bound(starts.begin(), starts.end(), loc.getPointer());
+  unsigned line = static_cast<unsigned>(next - starts.begin());
+  return {line, static_cast<unsigned>(loc.getPointer() - starts[line - 1]) + 1};
 }
 
 llvm::StringRef DiagnosticEngine::getBufferName(llvm::SMLoc loc) const {
@@ -151,17 +176,60 @@ bool DiagnosticEngine::showColors() const {
   return os.has_colors();
 }
 
+/// Lines longer than this are shown as a window around the caret.
+static constexpr size_t kMaxShownLine = 240;
+static constexpr size_t kWindowBefore = 80;
+
 void DiagnosticEngine::print(const Diagnostic &diag) {
   llvm::SourceMgr::DiagKind kind = toSourceMgrKind(diag.kind);
   if (!diag.range.Start.isValid()) {
     sourceMgr.PrintMessage(os, llvm::SMDiagnostic(toolName, kind, diag.message), showColors());
     return;
   }
+  unsigned buffer = findBuffer(diag.range.Start);
+  const std::vector<const char *> &starts = getLineStarts(buffer);
+  unsigned line = getLineAndColumn(diag.range.Start).first;
+  const char *bufferEnd = sourceMgr.getMemoryBuffer(buffer)->getBufferEnd();
+  const char *lineEnd = line < starts.size() ? starts[line] - 1 : bufferEnd;
+  llvm::StringRef lineText(starts[line - 1], lineEnd - starts[line - 1]);
+  if (lineText.size() > kMaxShownLine || findInvalidUTF8Offset(lineText))
+    return printWindowed(diag, lineText);
   llvm::SmallVector<llvm::SMRange, 1> ranges;
   if (diag.range.End.isValid() && diag.range.End.getPointer() > diag.range.Start.getPointer())
     ranges.push_back(diag.range);
   sourceMgr.PrintMessage(os, sourceMgr.GetMessage(diag.range.Start, kind, diag.message, ranges),
                          showColors());
+}
+
+void DiagnosticEngine::printWindowed(const Diagnostic &diag, llvm::StringRef lineText) {
+  auto [line, column] = getLineAndColumn(diag.range.Start);
+  bool colors = showColors();
+  llvm::ColorMode mode = colors ? llvm::ColorMode::Enable : llvm::ColorMode::Disable;
+  {
+    llvm::WithColor bold(os, llvm::raw_ostream::SAVEDCOLOR, /*Bold=*/true, /*BG=*/false, mode);
+    os << getBufferName(diag.range.Start) << ":" << line << ":" << column << ": ";
+  }
+  switch (diag.kind) {
+  case DiagKind::Error: llvm::WithColor::error(os, "", !colors); break;
+  case DiagKind::Warning: llvm::WithColor::warning(os, "", !colors); break;
+  case DiagKind::Note: llvm::WithColor::note(os, "", !colors); break;
+  }
+  llvm::WithColor(os, llvm::raw_ostream::SAVEDCOLOR, /*Bold=*/true, /*BG=*/false, mode)
+      << diag.message << "\n";
+  size_t caret = column - 1;
+  size_t first = caret > kWindowBefore ? caret - kWindowBefore : 0;
+  llvm::StringRef window = lineText.substr(first, kMaxShownLine / 2);
+  std::string shown = first ? "..." : "";
+  for (char c : window) // one byte per column: bytes outside printable ASCII become '?'
+    shown += (c >= ' ' && c < 0x7f) ? c : (c == '\t' ? ' ' : '?');
+  if (first + window.size() < lineText.size())
+    shown += "...";
+  os << shown << "\n";
+  size_t caretColumn = caret - first + (first ? 3 : 0);
+  size_t width = diag.range.End.isValid() ? diag.range.End.getPointer() - diag.range.Start.getPointer() : 1;
+  width = std::max<size_t>(1, std::min(width, window.size() - std::min(window.size(), caret - first)));
+  llvm::WithColor(os, llvm::raw_ostream::GREEN, /*Bold=*/true, /*BG=*/false, mode)
+      << std::string(caretColumn, ' ') << "^" << std::string(width - 1, '~') << "\n";
 }
 
 void DiagnosticEngine::printSummary() {

@@ -128,6 +128,12 @@ public:
 
 private:
   void print(const Diagnostic &diag);
+  void printWindowed(const Diagnostic &diag, llvm::StringRef lineText);
+  /// The start of every line of a buffer, computed once per buffer: SourceMgr's own column
+  /// computation scans back to the line start, which is quadratic over a long line.
+  const std::vector<const char *> &getLineStarts(unsigned buffer) const;
+
+  mutable std::vector<std::vector<const char *>> lineStarts; ///< indexed by buffer ID
 
   llvm::SourceMgr sourceMgr;
   llvm::raw_ostream &os;

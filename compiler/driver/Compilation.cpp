@@ -1,0 +1,142 @@
+//===- compiler/driver/Compilation.cpp - The compiler pipeline ------------===//
+#include "compiler/driver/Compilation.h"
+
+#include "compiler/driver/CrashGuard.h"
+#include "compiler/frontend/ASTDumper.h"
+#include "compiler/frontend/Parser.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <cstdlib>
+
+namespace dlm {
+
+namespace {
+
+/// The stages this build has, in order. A stage that lands appends itself here.
+constexpr Stage kStages[] = {Stage::Parse};
+
+/// What the crash banner says a stage was doing.
+const char *stageActivity(Stage stage) {
+  switch (stage) {
+  case Stage::Lex: return "lexing";
+  case Stage::Parse: return "parsing";
+  case Stage::Sema: return "checking";
+  case Stage::Lower: return "lowering";
+  case Stage::Autodiff: return "differentiating";
+  case Stage::Opt: return "optimising";
+  case Stage::Codegen: return "generating code for";
+  }
+  return "compiling";
+}
+
+std::string escapeTokenText(llvm::StringRef text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '\n')
+      out += "\\n";
+    else if (c == '\r')
+      out += "\\r";
+    else
+      out += c;
+  }
+  return out;
+}
+
+bool printTokens(Compilation &compilation, llvm::raw_ostream &os) {
+  DiagnosticEngine &diag = compilation.getDiagnostics();
+  for (const TokenInfo &token : tokenize(diag, compilation.getMainBuffer())) {
+    auto [line, column] = diag.getLineAndColumn(token.range.Start);
+    os << token.kind;
+    if (!token.text.empty())
+      os << " '" << escapeTokenText(token.text) << "'";
+    os << " <" << line << ":" << column << ">\n";
+  }
+  return !diag.hasErrors();
+}
+
+bool printAST(Compilation &compilation, llvm::raw_ostream &os) {
+  dumpAST(*compilation.getModule(), compilation.getDiagnostics(), os);
+  return true;
+}
+
+const EmitKindInfo kEmitKinds[] = {
+    {EmitKind::Tokens, "tokens", "the token stream (with INDENT/DEDENT)", Stage::Lex, printTokens},
+    {EmitKind::AST, "ast", "the abstract syntax tree with source ranges", Stage::Parse, printAST},
+    {EmitKind::SSA, "ssa", "typed structured SSA (names, types, shapes)", Stage::Sema, nullptr},
+    {EmitKind::Graph, "graph", "the dataflow graph IR", Stage::Lower, nullptr},
+    {EmitKind::Grad, "grad", "the graph after differentiation", Stage::Autodiff, nullptr},
+    {EmitKind::Opt, "opt", "the graph after optimisation", Stage::Opt, nullptr},
+    {EmitKind::LLVM, "llvm", "the generated LLVM IR", Stage::Codegen, nullptr},
+    {EmitKind::Dot, "dot", "the optimised graph as Graphviz dot", Stage::Opt, nullptr},
+};
+
+} // namespace
+
+llvm::ArrayRef<EmitKindInfo> getEmitKinds() { return kEmitKinds; }
+
+const EmitKindInfo *findEmitKind(llvm::StringRef name) {
+  for (const EmitKindInfo &info : kEmitKinds)
+    if (info.name == name)
+      return &info;
+  return nullptr;
+}
+
+const EmitKindInfo &getEmitKindInfo(EmitKind kind) {
+  for (const EmitKindInfo &info : kEmitKinds)
+    if (info.kind == kind)
+      return info;
+  assert(false && "EmitKind::None has no table entry");
+  return kEmitKinds[0];
+}
+
+bool Compilation::loadInput() {
+  if (options.input != "-") {
+    std::optional<unsigned> buffer = diag.addFile(options.input);
+    mainBuffer = buffer.value_or(0);
+    return buffer.has_value();
+  }
+  auto buffer = llvm::MemoryBuffer::getSTDIN();
+  if (!buffer)
+    return diag.error("cannot read standard input: " + buffer.getError().message());
+  mainBuffer = diag.addBuffer(llvm::MemoryBuffer::getMemBufferCopy((*buffer)->getBuffer(), "<stdin>"));
+  return true;
+}
+
+bool Compilation::run(llvm::raw_ostream &os) {
+  const EmitKindInfo *emit = options.emit == EmitKind::None ? nullptr : &getEmitKindInfo(options.emit);
+  Stage target = emit ? emit->stage : std::end(kStages)[-1];
+  for (Stage stage : kStages) {
+    if (stage > target)
+      break;
+    setCrashContext(stageActivity(stage));
+    if (!runStage(stage))
+      return false;
+    lastStage = stage;
+    ranAny = true;
+    if (options.printAfterAll)
+      for (const EmitKindInfo &info : kEmitKinds)
+        if (info.stage == stage && info.print && info.kind != EmitKind::Tokens) {
+          llvm::errs() << "// ----- " << info.name << " after " << stageActivity(stage) << " ----- //\n";
+          info.print(*this, llvm::errs());
+        }
+  }
+  if (options.debugCrash)
+    std::abort(); // --debug-crash: proves that a compiler crash ends in the banner and exit 70
+  setCrashContext("printing");
+  return emit ? emit->print(*this, os) : true;
+}
+
+bool Compilation::runStage(Stage stage) {
+  switch (stage) {
+  case Stage::Parse: return runParse();
+  default: return true; // not in this build (kStages does not list it)
+  }
+}
+
+bool Compilation::runParse() {
+  module = parseBuffer(diag, mainBuffer);
+  return module != nullptr;
+}
+
+} // namespace dlm

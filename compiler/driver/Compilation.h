@@ -1,0 +1,96 @@
+//===- compiler/driver/Compilation.h - The compiler pipeline --------------===//
+//
+// One Compilation takes one input file through the stages of this build, in order, stopping
+// at the first that reports an error. The tools (dlmc, dlm, later the REPL) only set options
+// and call run(); every stage plugs in here, one at a time:
+//   1. add its Stage value and a row in the stage table (Compilation.cpp),
+//   2. add a run<Stage>() member that reads the previous stage's result and stores its own,
+//   3. fill in the printer of its --emit= kind in the emit table.
+// An --emit= kind whose printer is still null answers "not available in this build yet".
+//
+//===----------------------------------------------------------------------===//
+#ifndef DLM_COMPILER_DRIVER_COMPILATION_H
+#define DLM_COMPILER_DRIVER_COMPILATION_H
+
+#include "compiler/frontend/AST.h"
+#include "compiler/frontend/Diagnostics.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <memory>
+#include <string>
+
+namespace dlm {
+
+/// The stages of the pipeline, in order (docs/architecture.md).
+enum class Stage : uint8_t { Lex, Parse, Sema, Lower, Autodiff, Opt, Codegen };
+
+/// What `--emit=` prints.
+enum class EmitKind : uint8_t { None, Tokens, AST, SSA, Graph, Grad, Opt, LLVM, Dot };
+
+/// Options shared by every tool that compiles.
+struct CompilerOptions {
+  std::string input;              ///< a path, or "-" for standard input
+  EmitKind emit = EmitKind::None; ///< None: run every stage, print nothing
+  unsigned optLevel = 2;          ///< -O0 .. -O3
+  bool printAfterAll = false;     ///< print each stage's result to stderr after it runs
+  bool verifyDiagnostics = false; ///< compare diagnostics with expected-* comments
+  ColorMode color = ColorMode::Auto;
+  bool debugCrash = false;        ///< hidden: crash on purpose (tests the crash banner)
+};
+
+class Compilation;
+
+/// One `--emit=` kind: its name, what it shows, the stage that produces it, and its printer
+/// (null while that stage is not in this build).
+struct EmitKindInfo {
+  EmitKind kind;
+  llvm::StringLiteral name;
+  llvm::StringLiteral description;
+  Stage stage;
+  bool (*print)(Compilation &compilation, llvm::raw_ostream &os);
+};
+
+/// Every `--emit=` kind, in pipeline order.
+llvm::ArrayRef<EmitKindInfo> getEmitKinds();
+/// The kind named `name`, or null.
+const EmitKindInfo *findEmitKind(llvm::StringRef name);
+const EmitKindInfo &getEmitKindInfo(EmitKind kind);
+
+class Compilation {
+public:
+  Compilation(CompilerOptions options, DiagnosticEngine &diag)
+      : options(std::move(options)), diag(diag) {}
+
+  /// Reads the input into the diagnostics engine; false (reported) when it cannot be read.
+  bool loadInput();
+  /// Runs the stages the requested output needs (all of them without --emit) and prints
+  /// that output to `os`. Returns false when a stage reported an error.
+  bool run(llvm::raw_ostream &os);
+
+  const CompilerOptions &getOptions() const { return options; }
+  DiagnosticEngine &getDiagnostics() { return diag; }
+  /// The SourceMgr buffer of the input (valid after loadInput).
+  unsigned getMainBuffer() const { return mainBuffer; }
+  /// The AST of the input (after the parse stage).
+  Module *getModule() const { return module.get(); }
+  /// Whether the stage ran in this compilation and succeeded.
+  bool hasRun(Stage stage) const { return stage <= lastStage && ranAny; }
+
+private:
+  bool runStage(Stage stage);
+  bool runParse();
+
+  CompilerOptions options;
+  DiagnosticEngine &diag;
+  unsigned mainBuffer = 0;
+  Stage lastStage = Stage::Lex;
+  bool ranAny = false;
+  std::unique_ptr<Module> module;
+};
+
+} // namespace dlm
+
+#endif // DLM_COMPILER_DRIVER_COMPILATION_H

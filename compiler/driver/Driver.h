@@ -1,0 +1,50 @@
+//===- compiler/driver/Driver.h - What every tool does with an input ------===//
+//
+// The common skeleton of dlmc, `dlm run` and (later) the REPL: a DiagnosticEngine configured
+// from the options, a Compilation, the guarded large-stack thread, the "N errors generated"
+// summary or the verify-mode verdict, and the exit status. The execution seam for `dlm run`
+// is here too: executeProgram() is where the graph executor and the JIT plug in.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DLM_COMPILER_DRIVER_DRIVER_H
+#define DLM_COMPILER_DRIVER_DRIVER_H
+
+#include "compiler/driver/Compilation.h"
+#include "compiler/driver/CrashGuard.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dlm {
+
+/// After this many errors the rest are counted but not printed.
+constexpr unsigned kErrorLimit = 50;
+
+/// Compiles `options.input` (printing the --emit output to stdout) and, if that succeeded,
+/// calls `then` (execution) and returns its status. Returns an ExitCode: 0 ok, 1 errors in
+/// the program (or a failed verify), 70 a compiler crash.
+int compileAndThen(llvm::StringRef tool, const CompilerOptions &options,
+                   llvm::function_ref<int(Compilation &)> then = nullptr);
+
+/// The execution engines of `dlm run`.
+enum class Engine : uint8_t { JIT, Graph };
+
+/// "jit" or "graph"; nullopt for anything else.
+std::optional<Engine> parseEngine(llvm::StringRef name);
+
+struct RunOptions {
+  Engine engine = Engine::JIT;
+  std::vector<std::string> programArgs; ///< what follows FILE on the command line
+};
+
+/// Runs a successfully compiled program and returns its exit status. This is the seam for
+/// the execution engines: until one is in the build it reports what was compiled and that
+/// nothing was executed, and returns ExitSuccess.
+int executeProgram(Compilation &compilation, const RunOptions &options);
+
+} // namespace dlm
+
+#endif // DLM_COMPILER_DRIVER_DRIVER_H

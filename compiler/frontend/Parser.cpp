@@ -1,0 +1,133 @@
+//===- compiler/frontend/Parser.cpp - Source text to AST ------------------===//
+#include "compiler/frontend/Parser.h"
+
+#include "compiler/frontend/ASTBuilder.h"
+#include "compiler/frontend/IndentingLexer.h"
+#include "compiler/frontend/SourceText.h"
+#include "compiler/frontend/SyntaxErrors.h"
+
+#include "ANTLRInputStream.h"
+#include "BailErrorStrategy.h"
+#include "CommonTokenStream.h"
+#include "DlmParser.h"
+#include "Exceptions.h"
+#include "atn/ParserATNSimulator.h"
+#include "atn/PredictionMode.h"
+
+#include <utility>
+
+namespace dlm {
+
+using grammar::DlmParser;
+
+namespace {
+
+/// The lexer, token stream and parser of one buffer, wired to one error collector.
+struct ParseSession {
+  ParseSession(const SourceText &text)
+      : errors(text), input(text.getText().data(), text.getText().size()), lexer(&input, errors),
+        tokens(&lexer), parser(&tokens), listener(errors) {
+    lexer.removeErrorListeners();
+    parser.removeErrorListeners();
+  }
+
+  /// SLL with a bail-out strategy first (fast, no recovery); on failure full LL with dlm's
+  /// error strategy and messages.
+  DlmParser::FileContext *parse() {
+    parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(
+        antlr4::atn::PredictionMode::SLL);
+    parser.setErrorHandler(std::make_shared<antlr4::BailErrorStrategy>());
+    try {
+      return parser.file();
+    } catch (antlr4::ParseCancellationException &) {
+    } catch (antlr4::RecognitionException &) {
+    }
+    tokens.seek(0);
+    parser.reset();
+    parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(
+        antlr4::atn::PredictionMode::LL);
+    parser.setErrorHandler(std::make_shared<DlmErrorStrategy>());
+    parser.addErrorListener(&listener);
+    return parser.file();
+  }
+
+  SyntaxErrorCollector errors;
+  antlr4::ANTLRInputStream input;
+  IndentingLexer lexer;
+  antlr4::CommonTokenStream tokens;
+  DlmParser parser;
+  DlmErrorListener listener;
+};
+
+/// Reports invalid UTF-8 (ANTLR would throw on it); returns false if there is some.
+bool checkEncoding(DiagnosticEngine &diag, llvm::StringRef buffer) {
+  std::optional<size_t> bad = findInvalidUTF8(buffer);
+  if (!bad)
+    return true;
+  return diag.error(llvm::SMLoc::getFromPointer(buffer.data() + *bad), "invalid UTF-8 in source file");
+}
+
+/// Reports the first node deeper than kMaxNestingDepth. Iterative: the tree may be deep.
+bool checkNestingDepth(DiagnosticEngine &diag, const Module &module) {
+  std::vector<std::pair<const Node *, unsigned>> stack;
+  for (const Stmt *stmt : module.getBody())
+    stack.emplace_back(stmt, 1);
+  while (!stack.empty()) {
+    auto [node, depth] = stack.back();
+    stack.pop_back();
+    if (depth > kMaxNestingDepth)
+      return diag.error(node->getRange(), "too deeply nested: more than " +
+                                              llvm::Twine(kMaxNestingDepth) + " levels of nesting");
+    forEachChild(node, [&, depth = depth](const Node *child) { stack.emplace_back(child, depth + 1); });
+  }
+  return true;
+}
+
+} // namespace
+
+std::unique_ptr<Module> parseBuffer(DiagnosticEngine &diag, unsigned bufferID) {
+  const llvm::MemoryBuffer *buffer = diag.getSourceMgr().getMemoryBuffer(bufferID);
+  if (!checkEncoding(diag, buffer->getBuffer()))
+    return nullptr;
+  SourceText text(buffer->getBuffer());
+  ParseSession session(text);
+  session.tokens.fill(); // lex everything first: lexical errors are known before parsing
+  DlmParser::FileContext *tree = session.parse();
+  if (session.errors.flush(diag) != 0)
+    return nullptr;
+  llvm::SMRange whole(text.getLoc(0), text.getLoc(text.size()));
+  auto module = std::make_unique<Module>(whole, buffer->getBufferIdentifier().str(), bufferID);
+  ASTBuilder builder(diag, text, *module);
+  if (!builder.buildFile(tree) || !checkNestingDepth(diag, *module))
+    return nullptr;
+  return module;
+}
+
+std::unique_ptr<Module> parseFile(DiagnosticEngine &diag, llvm::StringRef path, llvm::SMRange importLoc) {
+  std::optional<unsigned> buffer = diag.addFile(path, importLoc);
+  if (!buffer)
+    return nullptr;
+  return parseBuffer(diag, *buffer);
+}
+
+std::vector<TokenInfo> tokenize(DiagnosticEngine &diag, unsigned bufferID) {
+  const llvm::MemoryBuffer *buffer = diag.getSourceMgr().getMemoryBuffer(bufferID);
+  if (!checkEncoding(diag, buffer->getBuffer()))
+    return {};
+  SourceText text(buffer->getBuffer());
+  ParseSession session(text);
+  session.tokens.fill();
+  std::vector<TokenInfo> out;
+  const antlr4::dfa::Vocabulary &vocabulary = session.lexer.getVocabulary();
+  for (antlr4::Token *token : session.tokens.getTokens()) {
+    size_t type = token->getType();
+    bool synthetic = type == DlmParser::INDENT || type == DlmParser::DEDENT || type == antlr4::Token::EOF;
+    std::string kind = type == antlr4::Token::EOF ? "EOF" : vocabulary.getSymbolicName(type);
+    out.push_back(TokenInfo{kind, synthetic ? "" : token->getText(),
+                            text.getRange(token->getStartIndex(), token->getStopIndex())});
+  }
+  session.errors.flush(diag);
+  return out;
+}
+
+} // namespace dlm

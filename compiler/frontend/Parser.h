@@ -1,0 +1,45 @@
+//===- compiler/frontend/Parser.h - Source text to AST --------------------===//
+//
+// The frontend's entry points: a source buffer (or file) in, a Module out, every problem
+// reported to the DiagnosticEngine. Parsing is two-stage — ANTLR's fast SLL prediction with a
+// bail-out strategy first, full LL with error recovery and readable messages only when SLL
+// fails — and ends with the AST builder, which reports what the grammar cannot express
+// (integer overflow, bad assignment targets, unknown annotation types, ...), and a nesting
+// check that keeps every tree within kMaxNestingDepth.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DLM_COMPILER_FRONTEND_PARSER_H
+#define DLM_COMPILER_FRONTEND_PARSER_H
+
+#include "compiler/frontend/AST.h"
+#include "compiler/frontend/Diagnostics.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace dlm {
+
+/// Parses buffer `bufferID` of the engine's SourceMgr. Returns null after reporting at least
+/// one error; never throws, never crashes on any input.
+std::unique_ptr<Module> parseBuffer(DiagnosticEngine &diag, unsigned bufferID);
+
+/// Reads `path` into the engine (reporting a missing file or a directory at `importLoc`, or
+/// unlocated) and parses it.
+std::unique_ptr<Module> parseFile(DiagnosticEngine &diag, llvm::StringRef path,
+                                  llvm::SMRange importLoc = {});
+
+/// One token as the parser sees it, after INDENT/DEDENT processing.
+struct TokenInfo {
+  std::string kind; ///< the grammar's token name: "NAME", "INDENT", "LPAREN", "EOF", ...
+  std::string text; ///< the source text ("" for INDENT, DEDENT, EOF)
+  llvm::SMRange range;
+};
+
+/// The token stream of a buffer (lexical errors are reported to `diag`). For unit tests and
+/// `dlmc --emit=tokens`.
+std::vector<TokenInfo> tokenize(DiagnosticEngine &diag, unsigned bufferID);
+
+} // namespace dlm
+
+#endif // DLM_COMPILER_FRONTEND_PARSER_H

@@ -1,0 +1,80 @@
+//===- tools/dlm/dlm.cpp - Run dlm scripts --------------------------------===//
+//
+// `dlm run [options] FILE.dlm [args...]` compiles a script and runs it (the JIT by default,
+// `--engine=graph` for the graph executor); arguments after FILE go to the program. `dlm`
+// alone will start the REPL. Exit status: 0 ok, 1 error in the program, 2 bad command line,
+// 70 compiler crash; a program that runs returns its own status.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/driver/Driver.h"
+#include "compiler/driver/Options.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace dlm;
+
+static void printHelp(llvm::raw_ostream &os) {
+  os << "OVERVIEW: dlm - run dlm model scripts\n\n"
+     << "USAGE: dlm run [options] FILE.dlm [args...]   compile and run a script\n"
+     << "       dlm                                     interactive REPL (not in this build yet)\n\n"
+     << "OPTIONS (before FILE):\n"
+     << "  --engine=jit|graph      execute with the JIT (default) or the graph executor\n";
+  printCommonOptionsHelp(os);
+  os << "\nEXIT STATUS: 0 ok, 1 error in the program, 2 bad command line, 70 internal error\n";
+}
+
+/// Parses `dlm run`'s arguments (argv[first..]); returns an exit status when dlm should stop.
+static std::optional<int> parseRunArgs(int argc, char **argv, int first, CompilerOptions &options,
+                                       RunOptions &run) {
+  for (int i = first; i < argc; ++i) {
+    llvm::StringRef arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      printHelp(llvm::outs());
+      return ExitSuccess;
+    }
+    if (arg.consume_front("--engine=")) {
+      std::optional<Engine> engine = parseEngine(arg);
+      if (!engine)
+        return usageError("dlm", "unknown engine '" + arg + "' (expected 'jit' or 'graph')");
+      run.engine = *engine;
+      continue;
+    }
+    std::string error;
+    OptionStatus status = parseCommonOption(arg, options, error);
+    if (status == OptionStatus::Invalid)
+      return usageError("dlm", error);
+    if (status == OptionStatus::Consumed)
+      continue;
+    if (isOption(arg))
+      return usageError("dlm", "unknown option '" + arg + "'");
+    options.input = arg.str();
+    run.programArgs.assign(argv + i + 1, argv + argc);
+    return std::nullopt;
+  }
+  return usageError("dlm", "no input file after 'run'");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    llvm::errs() << "dlm: error: the interactive REPL is not available in this build yet; "
+                 << "run a script with 'dlm run FILE.dlm'\n";
+    return ExitUsage;
+  }
+  llvm::StringRef command = argv[1];
+  if (command == "--help" || command == "-h") {
+    printHelp(llvm::outs());
+    return ExitSuccess;
+  }
+  if (command == "--version") {
+    printVersion(llvm::outs(), "dlm");
+    return ExitSuccess;
+  }
+  if (command != "run")
+    return usageError("dlm", "unknown command '" + command + "' (expected 'run')");
+  CompilerOptions options;
+  RunOptions run;
+  if (std::optional<int> status = parseRunArgs(argc, argv, 2, options, run))
+    return *status;
+  return compileAndThen("dlm", options,
+                        [&](Compilation &compilation) { return executeProgram(compilation, run); });
+}

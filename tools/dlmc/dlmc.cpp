@@ -1,0 +1,102 @@
+//===- tools/dlmc/dlmc.cpp - The dlm compiler driver ----------------------===//
+//
+// `dlmc FILE.dlm` checks a program through every stage of this build; `--emit=KIND` prints
+// one stage instead (the golden tests' entry point); `-o EXE` compiles ahead of time.
+// Exit status: 0 ok, 1 error in the program, 2 bad command line, 70 compiler crash.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/driver/Driver.h"
+#include "compiler/driver/Options.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace dlm;
+
+static void printHelp(llvm::raw_ostream &os) {
+  os << "OVERVIEW: dlmc - the dlm compiler\n\n"
+     << "USAGE: dlmc [options] FILE.dlm       check a program through every stage\n"
+     << "       dlmc --emit=KIND FILE.dlm     print one stage's output\n"
+     << "       dlmc FILE.dlm -o EXE          compile ahead of time\n"
+     << "FILE may be '-' for standard input.\n\n"
+     << "OPTIONS:\n"
+     << "  --emit=KIND             print the output of one stage and stop:\n";
+  for (const EmitKindInfo &info : getEmitKinds()) {
+    os << "      " << info.name;
+    os.indent(info.name.size() < 8 ? 8 - info.name.size() : 1);
+    os << info.description << (info.print ? "" : " (not in this build yet)") << "\n";
+  }
+  os << "  -o FILE                 write a native executable\n";
+  printCommonOptionsHelp(os);
+  os << "\nEXIT STATUS: 0 ok, 1 error in the program, 2 bad command line, 70 internal error\n";
+}
+
+/// Applies --emit=NAME; returns an exit status on error.
+static std::optional<int> setEmit(llvm::StringRef name, CompilerOptions &options) {
+  const EmitKindInfo *info = findEmitKind(name);
+  if (!info) {
+    std::string known;
+    for (const EmitKindInfo &kind : getEmitKinds())
+      known += (known.empty() ? "" : ", ") + kind.name.str();
+    return usageError("dlmc", "unknown --emit kind '" + name + "' (expected one of: " + known + ")");
+  }
+  if (!info->print) {
+    llvm::errs() << "dlmc: error: --emit=" << name << " is not available in this build yet\n";
+    return ExitUsage;
+  }
+  options.emit = info->kind;
+  return std::nullopt;
+}
+
+/// Parses the command line into `options`; returns an exit status when dlmc should stop.
+static std::optional<int> parseArgs(int argc, char **argv, CompilerOptions &options) {
+  bool haveInput = false;
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      printHelp(llvm::outs());
+      return ExitSuccess;
+    }
+    if (arg == "--version") {
+      printVersion(llvm::outs(), "dlmc");
+      return ExitSuccess;
+    }
+    if (arg == "--emit" || arg == "-o") {
+      if (i + 1 == argc)
+        return usageError("dlmc", "missing value after '" + arg + "'");
+      if (arg == "-o") {
+        llvm::errs() << "dlmc: error: -o (ahead-of-time compilation) is not available in this build yet\n";
+        return ExitUsage;
+      }
+      if (std::optional<int> status = setEmit(argv[++i], options))
+        return status;
+      continue;
+    }
+    if (arg.consume_front("--emit=") || arg.consume_front("-emit=")) {
+      if (std::optional<int> status = setEmit(arg, options))
+        return status;
+      continue;
+    }
+    std::string error;
+    OptionStatus status = parseCommonOption(arg, options, error);
+    if (status == OptionStatus::Invalid)
+      return usageError("dlmc", error);
+    if (status == OptionStatus::Consumed)
+      continue;
+    if (isOption(arg))
+      return usageError("dlmc", "unknown option '" + arg + "'");
+    if (haveInput)
+      return usageError("dlmc", "more than one input file ('" + options.input + "' and '" + arg + "')");
+    options.input = arg.str();
+    haveInput = true;
+  }
+  if (!haveInput)
+    return usageError("dlmc", "no input file");
+  return std::nullopt;
+}
+
+int main(int argc, char **argv) {
+  CompilerOptions options;
+  if (std::optional<int> status = parseArgs(argc, argv, options))
+    return *status;
+  return compileAndThen("dlmc", options);
+}
