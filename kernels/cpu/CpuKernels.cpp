@@ -1,9 +1,12 @@
 //===- kernels/cpu/CpuKernels.cpp - Registration and shared helpers ------===//
 #include "kernels/cpu/CpuKernels.h"
+#include "runtime/Threads.h"
 
 namespace dlm::rt::cpu {
 
 void registerCpuKernels() {
+  // Until an engine declares inter-op parallelism, GEMMs get every core.
+  setInterOpThreads(1);
   registerElementwiseKernels();
   registerReduceKernels();
   registerLinalgKernels();
@@ -11,6 +14,7 @@ void registerCpuKernels() {
   registerNNKernels();
   registerCreateKernels();
   registerIOKernels();
+  registerStackKernels();
 }
 
 void expectArity(Inputs ins, size_t n, const char *op, bool variadic) {

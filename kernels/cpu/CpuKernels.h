@@ -26,6 +26,7 @@ void registerShapeKernels();
 void registerNNKernels();
 void registerCreateKernels();
 void registerIOKernels();
+void registerStackKernels();
 
 using Inputs = std::span<const Value>;
 using Outputs = std::vector<Value>;

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kernels/cpu/CpuKernels.h"
+#include "kernels/cpu/FastMath.h"
 #include "runtime/Random.h"
 #include "runtime/Strided.h"
 
@@ -274,13 +275,19 @@ template <UnKind K> void unaryKernel(Inputs ins, const Attrs &, Outputs &outs) {
       }
       if constexpr (std::is_floating_point_v<T>) {
         switch (K) {
-        case UnKind::Exp: return unaryLoop<T, T>(out, cx, [](T v) { return std::exp(v); });
+        case UnKind::Exp:
+          if constexpr (std::is_same_v<T, float>) return unaryLoop<T, T>(out, cx, [](float v) { return fastExp(v); });
+          return unaryLoop<T, T>(out, cx, [](T v) { return std::exp(v); });
         case UnKind::Log: return unaryLoop<T, T>(out, cx, [](T v) { return std::log(v); });
         case UnKind::Sqrt: return unaryLoop<T, T>(out, cx, [](T v) { return std::sqrt(v); });
         case UnKind::Sin: return unaryLoop<T, T>(out, cx, [](T v) { return std::sin(v); });
         case UnKind::Cos: return unaryLoop<T, T>(out, cx, [](T v) { return std::cos(v); });
-        case UnKind::Tanh: return unaryLoop<T, T>(out, cx, [](T v) { return std::tanh(v); });
-        case UnKind::Sigmoid: return unaryLoop<T, T>(out, cx, [](T v) { return sigmoidOf(v); });
+        case UnKind::Tanh:
+          if constexpr (std::is_same_v<T, float>) return unaryLoop<T, T>(out, cx, [](float v) { return fastTanh(v); });
+          return unaryLoop<T, T>(out, cx, [](T v) { return std::tanh(v); });
+        case UnKind::Sigmoid:
+          if constexpr (std::is_same_v<T, float>) return unaryLoop<T, T>(out, cx, [](float v) { return fastSigmoid(v); });
+          return unaryLoop<T, T>(out, cx, [](T v) { return sigmoidOf(v); });
         default: break;
         }
       }

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kernels/cpu/CpuKernels.h"
+#include "kernels/cpu/FastMath.h"
 
 #include <algorithm>
 #include <cmath>
@@ -40,6 +41,56 @@ template <typename F> void forEachLane(const AxisView &v, F f) {
     for (int64_t i = 0; i < v.inner; ++i) f(o * v.n * v.inner + i, v.inner);
 }
 
+template <typename T> T expOf(T v) {
+  if constexpr (std::is_same_v<T, float>)
+    return fastExp(v);
+  else
+    return std::exp(v);
+}
+
+/// Max and sum of a contiguous run in eight fixed lanes, combined in a fixed order: the
+/// result does not depend on threads or alignment, and the lanes let the loops vectorise
+/// (a single running sum would serialise on the add latency).
+template <typename T> T laneMax(const T *p, int64_t n) {
+  T acc[8];
+  for (int k = 0; k < 8; ++k) acc[k] = -std::numeric_limits<T>::infinity();
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int k = 0; k < 8; ++k) acc[k] = p[i + k] > acc[k] ? p[i + k] : acc[k];
+  T m = -std::numeric_limits<T>::infinity();
+  for (int k = 0; k < 8; ++k) m = acc[k] > m ? acc[k] : m;
+  for (; i < n; ++i) m = p[i] > m ? p[i] : m;
+  return m;
+}
+
+template <typename T> double laneSum(const T *p, int64_t n) {
+  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int k = 0; k < 8; ++k) acc[k] += (double)p[i + k];
+  double s = 0;
+  for (int k = 0; k < 8; ++k) s += acc[k];
+  for (; i < n; ++i) s += (double)p[i];
+  return s;
+}
+
+/// dst[j] = exp(src[j] - m) for a contiguous lane; returns their sum.
+template <bool Store, typename T> double expShiftSum(const T *src, T *dst, int64_t n, T m) {
+  for (int64_t j = 0; j < n; ++j) dst[j] = expOf<T>(src[j] - m);
+  return laneSum(dst, n);
+}
+
+template <bool Store, typename T>
+double expShiftSumStrided(const T *src, T *dst, int64_t n, int64_t s, T m) {
+  double sum = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    T e = expOf<T>(src[j * s] - m);
+    if (Store) dst[j * s] = e;
+    sum += (double)e;
+  }
+  return sum;
+}
+
 template <bool Log> void softmaxKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   const char *op = Log ? "log_softmax" : "softmax";
   expectArity(ins, 1, op);
@@ -53,14 +104,13 @@ template <bool Log> void softmaxKernel(Inputs ins, const Attrs &attrs, Outputs &
       T *dst = out.data<T>();
       forEachLane(v, [&](int64_t base, int64_t s) {
         T m = -std::numeric_limits<T>::infinity();
-        for (int64_t j = 0; j < v.n; ++j) m = std::max(m, src[base + j * s]);
+        if (s == 1)
+          m = laneMax(src + base, v.n);
+        else
+          for (int64_t j = 0; j < v.n; ++j) m = std::max(m, src[base + j * s]);
         if (!std::isfinite(m)) m = std::isnan(m) ? m : T(0);
-        double sum = 0;
-        for (int64_t j = 0; j < v.n; ++j) {
-          T e = std::exp(src[base + j * s] - m);
-          if (!Log) dst[base + j * s] = e;
-          sum += e;
-        }
+        double sum = s == 1 ? expShiftSum<!Log>(src + base, dst + base, v.n, m)
+                            : expShiftSumStrided<!Log>(src + base, dst + base, v.n, s, m);
         if (Log) {
           T lse = m + (T)std::log(sum);
           for (int64_t j = 0; j < v.n; ++j) dst[base + j * s] = src[base + j * s] - lse;

@@ -169,3 +169,22 @@ TEST(Random, SeedRepeats) {
 }
 
 } // namespace
+
+#include "runtime/Threads.h"
+
+namespace {
+TEST(Threads, InterOpScopesSplitTheCores) {
+  (void)findKernel("add"); // registration applies the default policy
+  int cores = computeCores();
+  EXPECT_EQ(blasThreads(), cores);
+  {
+    ScopedInterOpThreads scope(cores);
+    EXPECT_EQ(blasThreads(), 1);
+    {
+      ScopedInterOpThreads inner(1); // nested: the larger inter-op count wins
+      EXPECT_EQ(blasThreads(), 1);
+    }
+  }
+  EXPECT_EQ(blasThreads(), cores);
+}
+} // namespace
