@@ -163,6 +163,7 @@ void ExecGraph::layOut() {
     ExecNodePlan &p = nodePlans[id];
     p.kind = n.kind;
     p.expensive = n.expensive;
+    p.numOutputs = n.numOutputs;
     p.execFrame = n.kind == ExecKind::Enter ? frameList[n.frame].parent : n.frame;
     ExecFramePlan &fp = framePlans[p.execFrame];
     p.local = fp.numNodes++;

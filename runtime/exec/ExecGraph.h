@@ -93,8 +93,9 @@ struct ExecOutEdge {
 
 /// The static facts the executor needs about one node (computed by finalize()).
 struct ExecNodePlan {
-  ExecKind kind = ExecKind::Kernel; ///< Copies of the node's kind and cost class, kept here
-  bool expensive = false;           ///< so the executor's hot loop touches one small array.
+  ExecKind kind = ExecKind::Kernel; ///< Copies of the node's kind, cost class and output
+  bool expensive = false;           ///< count, kept here so the executor's hot loop touches
+  int32_t numOutputs = 1;           ///< one small array.
   ExecFrameId execFrame = 0;  ///< Frame whose iterations hold the node's state (an Enter runs
                               ///< in the parent of the frame it enters).
   int32_t local = 0;          ///< Index among the nodes of execFrame.

@@ -412,7 +412,6 @@ void RunState::propagate(const Tagged &t, Entry *outs, std::vector<Tagged> &read
 // --- Executing nodes ------------------------------------------------------------------------
 
 Status RunState::compute(const Tagged &t, Entry *slots, Scratch &s, int &consumed) {
-  const ExecNode &n = g.node(t.node);
   const ExecNodePlan &p = g.plan(t.node);
   auto take = [&](int32_t i) {
     ++consumed;
@@ -421,6 +420,7 @@ Status RunState::compute(const Tagged &t, Entry *slots, Scratch &s, int &consume
   };
   switch (p.kind) {
   case ExecKind::Kernel: {
+    const ExecNode &n = g.node(t.node);
     s.ins.clear();
     for (int32_t i = 0; i < p.numData; ++i) s.ins.push_back(take(i));
     s.vals.clear();
@@ -454,7 +454,7 @@ Status RunState::compute(const Tagged &t, Entry *slots, Scratch &s, int &consume
   case ExecKind::Merge: {
     int32_t live = t.iter->pending[p.local].liveSlot;
     s.outs[0] = Entry{take(live), true};
-    if (n.numOutputs > 1) s.outs[1] = Entry{Value(Tensor::scalarI64(live)), true};
+    if (p.numOutputs > 1) s.outs[1] = Entry{Value(Tensor::scalarI64(live)), true};
     return Status();
   }
   default: // Enter, Exit, NextIteration, LoopCond, Identity forward their input
@@ -487,7 +487,7 @@ void RunState::recordError(ExecNodeId node, const Status &status) {
 
 void RunState::processNode(const Tagged &t, Scratch &s) {
   const ExecNodePlan &p = g.plan(t.node);
-  int32_t numOutputs = g.node(t.node).numOutputs;
+  int32_t numOutputs = p.numOutputs;
   Entry *slots = t.iter->slots.get() + p.inputBase;
   if ((int32_t)s.outs.size() < numOutputs) s.outs.resize(numOutputs); // all dead (has = false)
   int consumed = 0;
