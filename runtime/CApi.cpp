@@ -3,6 +3,7 @@
 #include "runtime/Kernel.h"
 #include "runtime/Random.h"
 
+#include <cstdio>
 #include <string>
 
 using namespace dlm;
@@ -15,6 +16,14 @@ struct dlm_attrs {
 namespace {
 
 thread_local std::string lastError;
+
+/// Where generated code last reported an error (dlm_set_error_location).
+struct ErrorLocation {
+  std::string file, sourceLine;
+  int32_t line = 0, col = 0;
+  bool known = false;
+};
+thread_local ErrorLocation lastErrorLocation;
 
 TensorImpl *impl(const dlm_tensor *t) {
   return reinterpret_cast<TensorImpl *>(const_cast<dlm_tensor *>(t));
@@ -167,6 +176,69 @@ int dlm_kernel_call_values(int32_t id, const dlm_value *inputs, int32_t nInputs,
       ins.emplace_back(std::string(inputs[i].str ? inputs[i].str : ""));
   }
   return callWith(id, ins, attrs, outputs, maxOutputs, nOutputs);
+}
+
+dlm_tensor *dlm_tensor_scalar_f32(float v) {
+  return makeTensor([&] { return Tensor::fromData(DType::F32, {}, &v); });
+}
+dlm_tensor *dlm_tensor_scalar_i32(int32_t v) {
+  return makeTensor([&] { return Tensor::fromData(DType::I32, {}, &v); });
+}
+
+int dlm_tensor_read_scalar(const dlm_tensor *t, int32_t dtype, void *out) {
+  return capture([&] {
+    Tensor x = borrow(t);
+    check(x.numel() == 1, "expected a single value, got " + x.typeString());
+    DType to = needDType(dtype);
+    dispatchDType(x.dtype(), [&]<typename From>() {
+      From v = *x.data<From>();
+      dispatchDType(to, [&]<typename To>() { *static_cast<To *>(out) = static_cast<To>(v); });
+    });
+  });
+}
+
+void dlm_attrs_set_floats(dlm_attrs *a, const char *name, const double *v, int64_t n) {
+  a->attrs.set(name, std::vector<double>(v, v + n));
+}
+void dlm_attrs_set_dtypes(dlm_attrs *a, const char *name, const int32_t *v, int64_t n) {
+  std::vector<DType> dtypes;
+  for (int64_t i = 0; i < n; ++i)
+    if (auto d = toDType(v[i])) dtypes.push_back(*d);
+  a->attrs.set(name, dtypes);
+}
+void dlm_attrs_set_shapes(dlm_attrs *a, const char *name, const int64_t *dims,
+                          const int64_t *ranks, int64_t n) {
+  std::vector<std::vector<int64_t>> shapes;
+  for (int64_t i = 0; i < n; ++i) {
+    shapes.emplace_back(dims, dims + ranks[i]);
+    dims += ranks[i];
+  }
+  a->attrs.set(name, shapes);
+}
+
+void dlm_set_error(const char *message) { lastError = message ? message : ""; }
+
+void dlm_set_error_location(const char *file, int32_t line, int32_t col, const char *sourceLine) {
+  lastErrorLocation = {file ? file : "", sourceLine ? sourceLine : "", line, col, file != nullptr};
+}
+
+void dlm_error_location(const char **file, int32_t *line, int32_t *col) {
+  const ErrorLocation &loc = lastErrorLocation;
+  *file = loc.known ? loc.file.c_str() : nullptr;
+  *line = loc.known ? loc.line : 0;
+  *col = loc.known ? loc.col : 0;
+}
+
+void dlm_print_last_error(void) {
+  const ErrorLocation &loc = lastErrorLocation;
+  std::fflush(stdout);
+  if (!loc.known || loc.line == 0) {
+    std::fprintf(stderr, "error: %s\n", lastError.c_str());
+    return;
+  }
+  std::fprintf(stderr, "%s:%d:%d: error: %s\n", loc.file.c_str(), loc.line, loc.col, lastError.c_str());
+  if (loc.sourceLine.empty()) return;
+  std::fprintf(stderr, "%s\n%*s^\n", loc.sourceLine.c_str(), loc.col > 0 ? loc.col - 1 : 0, "");
 }
 
 void dlm_seed(uint64_t s) { seed(s); }

@@ -95,6 +95,30 @@ int dlm_kernel_call_values(int32_t id, const dlm_value *inputs, int32_t n_inputs
                            const dlm_attrs *attrs, dlm_tensor **outputs, int32_t max_outputs,
                            int32_t *n_outputs);
 
+/* --- generated code (compiler/codegen, docs/codegen.md) -------------------------------- */
+/* 0-d tensors of the remaining dtypes, for boxing register scalars. */
+dlm_tensor *dlm_tensor_scalar_f32(float v);
+dlm_tensor *dlm_tensor_scalar_i32(int32_t v);
+/* Converts the single element of t to `dtype` and writes it to *out (dtype-sized; a bool is
+ * one byte, 0 or 1). Fails unless t has exactly one element. */
+int dlm_tensor_read_scalar(const dlm_tensor *t, int32_t dtype, void *out);
+void dlm_attrs_set_floats(dlm_attrs *a, const char *name, const double *v, int64_t n);
+void dlm_attrs_set_dtypes(dlm_attrs *a, const char *name, const int32_t *v, int64_t n);
+/* n shapes; shape i has ranks[i] dims, all shapes' dims concatenated in `dims`. */
+void dlm_attrs_set_shapes(dlm_attrs *a, const char *name, const int64_t *dims,
+                          const int64_t *ranks, int64_t n);
+/* Sets the message dlm_last_error() returns (an error detected by generated code). */
+void dlm_set_error(const char *message);
+/* Records where in the .dlm program the last error happened: file, line, column and the text
+ * of that source line (may be NULL). Generated code calls it before returning its error
+ * status. */
+void dlm_set_error_location(const char *file, int32_t line, int32_t col, const char *source_line);
+/* The location recorded by dlm_set_error_location (*file = NULL, *line = 0 if none). */
+void dlm_error_location(const char **file, int32_t *line, int32_t *col);
+/* Prints the last error to stderr the way the compiler's diagnostics do:
+ * "file:line:col: error: message", the source line and a caret. AOT executables call it. */
+void dlm_print_last_error(void);
+
 /* --- process-wide ---------------------------------------------------------------------- */
 /* Re-seeds the random number generator (same as the `seed` op). */
 void dlm_seed(uint64_t seed);

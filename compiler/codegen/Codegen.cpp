@@ -1,0 +1,412 @@
+//===- compiler/codegen/Codegen.cpp - Optimise, JIT, emit objects, link ---===//
+//
+// The LLVM side of the engine: the host target machine (its CPU and features, AVX-512 where
+// present) for the JIT and --emit=llvm, a generic x86-64 one for portable AOT objects, the -O
+// levels mapped to the new pass manager's default pipelines, the ORC LLJIT session with the
+// runtime's C ABI defined as absolute symbols, and the AOT link through the system's c++.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/codegen/Codegen.h"
+
+#include "compiler/codegen/Emitter.h"
+#include "compiler/codegen/Structure.h"
+#include "compiler/ir/Dlmir.h"
+#include "runtime/CApi.h"
+
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/xxhash.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+
+#ifndef DLM_AOT_LINK_LIBS
+#define DLM_AOT_LINK_LIBS ""
+#endif
+
+namespace dlm::codegen {
+
+namespace {
+
+void initializeLLVM() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+  });
+}
+
+/// Wall-clock timing of the codegen stages for --time-passes.
+class StageTimer {
+public:
+  explicit StageTimer(bool on) : on(on), last(std::chrono::steady_clock::now()) {}
+  void lap(const char *stage) {
+    auto now = std::chrono::steady_clock::now();
+    if (on)
+      llvm::errs() << llvm::format("time: %-10s %9.3f ms\n", stage,
+                                   std::chrono::duration<double, std::milli>(now - last).count());
+    last = now;
+  }
+
+private:
+  bool on;
+  std::chrono::steady_clock::time_point last;
+};
+
+/// Finds the SourceMgr buffer holding `file`, loading it when the graph came from an import.
+unsigned findBuffer(DiagnosticEngine &diags, llvm::StringRef file) {
+  llvm::SourceMgr &sm = diags.getSourceMgr();
+  for (unsigned i = 1; i <= sm.getNumBuffers(); ++i)
+    if (sm.getMemoryBuffer(i)->getBufferIdentifier() == file) return i;
+  auto buffer = llvm::MemoryBuffer::getFile(file);
+  if (!buffer) return 0;
+  return diags.addBuffer(std::move(*buffer));
+}
+
+llvm::SMLoc findLoc(DiagnosticEngine &diags, llvm::StringRef file, unsigned line, unsigned col) {
+  if (line == 0) return {};
+  unsigned buffer = findBuffer(diags, file);
+  if (!buffer) return {};
+  return diags.getSourceMgr().FindLocForLineAndColumn(buffer, line, col);
+}
+
+std::string sourceLineOf(DiagnosticEngine &diags, const graph::Location &loc) {
+  llvm::SMLoc at = findLoc(diags, loc.file, loc.line, 1);
+  if (!at.isValid()) return "";
+  const char *end = at.getPointer();
+  while (*end && *end != '\n' && *end != '\r') ++end;
+  return std::string(at.getPointer(), end);
+}
+
+/// Reports `message` at a .dlm location (with the source line and a caret when found).
+void reportAt(DiagnosticEngine &diags, llvm::StringRef file, unsigned line, unsigned col,
+              const llvm::Twine &message) {
+  llvm::SMLoc at = findLoc(diags, file, line, col);
+  if (at.isValid()) {
+    diags.error(at, message);
+    return;
+  }
+  if (line != 0) {
+    diags.error(file + ":" + llvm::Twine(line) + ":" + llvm::Twine(col) + ": " + message);
+    return;
+  }
+  diags.error(message);
+}
+
+/// The host's target machine builder: this CPU and its features.
+llvm::orc::JITTargetMachineBuilder hostMachine(unsigned optLevel) {
+  llvm::orc::JITTargetMachineBuilder jtmb((llvm::Triple(llvm::sys::getProcessTriple())));
+  jtmb.setCPU(llvm::sys::getHostCPUName().str());
+  llvm::SubtargetFeatures features;
+  for (const auto &[name, on] : llvm::sys::getHostCPUFeatures()) features.AddFeature(name, on);
+  jtmb.addFeatures(features.getFeatures());
+  jtmb.setCodeGenOptLevel(optLevel == 0 ? llvm::CodeGenOptLevel::None
+                          : optLevel == 1 ? llvm::CodeGenOptLevel::Less
+                          : optLevel == 2 ? llvm::CodeGenOptLevel::Default
+                                          : llvm::CodeGenOptLevel::Aggressive);
+  jtmb.setRelocationModel(llvm::Reloc::PIC_);
+  return jtmb;
+}
+
+/// Structures and emits `graph` into a module for `tm`; reports an internal error on failure.
+std::unique_ptr<llvm::Module> buildModule(const graph::Graph &graph, DiagnosticEngine &diags,
+                                          llvm::LLVMContext &ctx, llvm::TargetMachine &tm,
+                                          bool withMain) {
+  StructureError structError;
+  std::optional<Structure> structure = structureGraph(graph, structError);
+  if (!structure) {
+    const graph::Node &n = graph.node(structError.node);
+    reportAt(diags, n.loc.file, n.loc.line, n.loc.col,
+             "internal error: codegen cannot structure the graph at node %" + llvm::Twine(n.id) +
+                 " ('" + n.op + "'): " + structError.message);
+    return nullptr;
+  }
+  EmitOptions emit;
+  emit.withMain = withMain;
+  emit.sourceLine = [&](const graph::Location &loc) { return sourceLineOf(diags, loc); };
+  std::string error;
+  std::unique_ptr<llvm::Module> module = emitModule(graph, *structure, ctx, emit, error);
+  if (!module) {
+    diags.error("internal error: codegen: " + error);
+    return nullptr;
+  }
+  module->setDataLayout(tm.createDataLayout());
+  module->setTargetTriple(tm.getTargetTriple().str());
+  return module;
+}
+
+/// Runs LLVM's default new-pass-manager pipeline for -O<level>.
+void optimize(llvm::Module &module, llvm::TargetMachine &tm, unsigned level) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = level >= 2;
+  tuning.SLPVectorization = level >= 2;
+  llvm::PassBuilder pb(&tm, tuning);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm;
+  if (level == 0) {
+    mpm = pb.buildO0DefaultPipeline(llvm::OptimizationLevel::O0);
+  } else {
+    llvm::OptimizationLevel ol = level == 1   ? llvm::OptimizationLevel::O1
+                                 : level == 2 ? llvm::OptimizationLevel::O2
+                                              : llvm::OptimizationLevel::O3;
+    mpm = pb.buildPerModuleDefaultPipeline(ol);
+  }
+  mpm.run(module, mam);
+}
+
+/// The runtime entry points generated code calls, defined in the JIT as absolute symbols so
+/// they resolve to this process's statically linked runtime.
+#define DLM_CAPI_SYMBOLS(X)                                                                       \
+  X(dlm_tensor_retain) X(dlm_tensor_release) X(dlm_kernel_id) X(dlm_kernel_call)                  \
+  X(dlm_kernel_call_values) X(dlm_attrs_new) X(dlm_attrs_free) X(dlm_attrs_set_int)               \
+  X(dlm_attrs_set_float) X(dlm_attrs_set_bool) X(dlm_attrs_set_ints) X(dlm_attrs_set_string)      \
+  X(dlm_attrs_set_dtype) X(dlm_attrs_set_floats) X(dlm_attrs_set_dtypes) X(dlm_attrs_set_shapes)  \
+  X(dlm_tensor_scalar_f32) X(dlm_tensor_scalar_f64) X(dlm_tensor_scalar_i32)                      \
+  X(dlm_tensor_scalar_i64) X(dlm_tensor_scalar_bool) X(dlm_tensor_read_scalar)                    \
+  X(dlm_set_error) X(dlm_set_error_location) X(dlm_print_last_error) X(dlm_tensor_empty)          \
+  X(dlm_tensor_data) X(dlm_tensor_shape) X(dlm_tensor_numel) X(dlm_tensor_is_contiguous)          \
+  X(dlm_tensor_contiguous) X(dlm_tensor_dtype) X(dlm_tensor_rank)
+
+} // namespace
+
+// --- JIT -------------------------------------------------------------------------------------
+
+struct JitSession::Impl {
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+  unsigned optLevel = 2;
+  std::map<uint64_t, int (*)()> cache; ///< graph text hash -> compiled @dlm_main
+  unsigned modules = 0;
+
+  /// Creates the LLJIT on first use. Returns an error message, "" on success.
+  std::string start(unsigned level) {
+    if (jit) return "";
+    initializeLLVM();
+    optLevel = level;
+    auto built = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(hostMachine(level)).create();
+    if (!built) return llvm::toString(built.takeError());
+    jit = std::move(*built);
+    llvm::orc::SymbolMap symbols;
+    auto flags = llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable;
+#define DLM_DEFINE_SYMBOL(name)                                                                   \
+  symbols[jit->mangleAndIntern(#name)] = {llvm::orc::ExecutorAddr::fromPtr(&name), flags};
+    DLM_CAPI_SYMBOLS(DLM_DEFINE_SYMBOL)
+#undef DLM_DEFINE_SYMBOL
+    llvm::orc::JITDylib &main = jit->getMainJITDylib();
+    if (llvm::Error e = main.define(llvm::orc::absoluteSymbols(std::move(symbols))))
+      return llvm::toString(std::move(e));
+    // libm and libc functions the optimiser may call (expf, memset, ...).
+    auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+        jit->getDataLayout().getGlobalPrefix());
+    if (!process) return llvm::toString(process.takeError());
+    main.addGenerator(std::move(*process));
+    return "";
+  }
+};
+
+JitSession::JitSession() : impl(std::make_unique<Impl>()) {}
+JitSession::~JitSession() = default;
+
+int JitSession::run(const graph::Graph &graph, DiagnosticEngine &diags, const CodegenOptions &options) {
+  StageTimer timer(options.timePasses);
+  if (std::string e = impl->start(options.optLevel); !e.empty()) {
+    diags.error("internal error: cannot start the JIT: " + e);
+    return kExitInternal;
+  }
+  graph::PrintOptions withLocs;
+  withLocs.printLocs = true;
+  uint64_t key = llvm::xxh3_64bits(graph::graphToString(graph, withLocs)) ^ options.optLevel;
+  int (*entry)() = nullptr;
+  if (auto hit = impl->cache.find(key); hit != impl->cache.end()) {
+    entry = hit->second;
+  } else {
+    auto ctx = std::make_unique<llvm::LLVMContext>();
+    auto tm = hostMachine(options.optLevel).createTargetMachine();
+    if (!tm) {
+      diags.error("internal error: " + llvm::toString(tm.takeError()));
+      return kExitInternal;
+    }
+    std::unique_ptr<llvm::Module> module = buildModule(graph, diags, *ctx, **tm, false);
+    if (!module) return kExitInternal;
+    timer.lap("codegen");
+    optimize(*module, **tm, options.optLevel);
+    timer.lap("optimise");
+    llvm::orc::LLJIT &jit = *impl->jit;
+    auto dylib = jit.createJITDylib("program." + std::to_string(impl->modules++));
+    if (!dylib) {
+      diags.error("internal error: " + llvm::toString(dylib.takeError()));
+      return kExitInternal;
+    }
+    dylib->addToLinkOrder(jit.getMainJITDylib());
+    if (llvm::Error e = jit.addIRModule(*dylib, llvm::orc::ThreadSafeModule(std::move(module), std::move(ctx)))) {
+      diags.error("internal error: " + llvm::toString(std::move(e)));
+      return kExitInternal;
+    }
+    auto address = jit.lookup(*dylib, "dlm_main");
+    if (!address) {
+      diags.error("internal error: " + llvm::toString(address.takeError()));
+      return kExitInternal;
+    }
+    entry = address->toPtr<int (*)()>();
+    impl->cache[key] = entry;
+    timer.lap("jit");
+  }
+  dlm_clear_error();
+  int status = entry();
+  std::fflush(stdout);
+  timer.lap("run");
+  if (status == 0) return kExitOk;
+  const char *file = nullptr;
+  int32_t line = 0, col = 0;
+  dlm_error_location(&file, &line, &col);
+  reportAt(diags, file ? file : "", (unsigned)line, (unsigned)col, dlm_last_error());
+  return kExitRuntimeError;
+}
+
+int runJit(const graph::Graph &graph, DiagnosticEngine &diags, const CodegenOptions &options) {
+  JitSession session;
+  return session.run(graph, diags, options);
+}
+
+int printLLVM(const graph::Graph &graph, DiagnosticEngine &diags, const CodegenOptions &options,
+              llvm::raw_ostream &os) {
+  initializeLLVM();
+  auto tm = hostMachine(options.optLevel).createTargetMachine();
+  if (!tm) {
+    diags.error("internal error: " + llvm::toString(tm.takeError()));
+    return kExitInternal;
+  }
+  llvm::LLVMContext ctx;
+  std::unique_ptr<llvm::Module> module = buildModule(graph, diags, ctx, **tm, false);
+  if (!module) return kExitInternal;
+  optimize(*module, **tm, options.optLevel);
+  module->print(os, nullptr);
+  return kExitOk;
+}
+
+// --- AOT -------------------------------------------------------------------------------------
+
+namespace {
+
+/// The AOT target: the default triple, generic x86-64 (or this CPU for aotCpu == "native").
+std::unique_ptr<llvm::TargetMachine> aotMachine(const CodegenOptions &options, std::string &error) {
+  initializeLLVM();
+  std::string triple = llvm::sys::getDefaultTargetTriple();
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target) return nullptr;
+  std::string cpu = "x86-64", features;
+  if (options.aotCpu == "native") {
+    cpu = llvm::sys::getHostCPUName().str();
+    llvm::SubtargetFeatures f;
+    for (const auto &[name, on] : llvm::sys::getHostCPUFeatures()) f.AddFeature(name, on);
+    features = f.getString();
+  } else if (!llvm::Triple(triple).isX86()) {
+    cpu = "generic";
+  }
+  llvm::CodeGenOptLevel level = options.optLevel == 0 ? llvm::CodeGenOptLevel::None : llvm::CodeGenOptLevel::Default;
+  return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
+      triple, cpu, features, llvm::TargetOptions(), llvm::Reloc::PIC_, std::nullopt, level));
+}
+
+} // namespace
+
+int emitObject(const graph::Graph &graph, DiagnosticEngine &diags, const CodegenOptions &options,
+               llvm::StringRef objectPath) {
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> tm = aotMachine(options, error);
+  if (!tm) {
+    diags.error("internal error: no target machine for AOT: " + error);
+    return kExitInternal;
+  }
+  llvm::LLVMContext ctx;
+  std::unique_ptr<llvm::Module> module = buildModule(graph, diags, ctx, *tm, true);
+  if (!module) return kExitInternal;
+  optimize(*module, *tm, options.optLevel);
+  std::error_code ec;
+  llvm::raw_fd_ostream out(objectPath, ec, llvm::sys::fs::OF_None);
+  if (ec) {
+    diags.error("cannot write '" + objectPath + "': " + ec.message());
+    return kExitRuntimeError;
+  }
+  llvm::legacy::PassManager pm;
+  if (tm->addPassesToEmitFile(pm, out, nullptr, llvm::CodeGenFileType::ObjectFile)) {
+    diags.error("internal error: the target cannot emit object files");
+    return kExitInternal;
+  }
+  pm.run(*module);
+  out.close();
+  return out.has_error() ? kExitRuntimeError : kExitOk;
+}
+
+int buildExecutable(const graph::Graph &graph, DiagnosticEngine &diags, const CodegenOptions &options,
+                    llvm::StringRef exePath, llvm::StringRef toolPath) {
+  std::string runtimeLib;
+  if (const char *env = std::getenv("DLM_RUNTIME_LIB"); env && *env) {
+    runtimeLib = env;
+  } else {
+    static int anchor;
+    std::string self = llvm::sys::fs::getMainExecutable(toolPath.str().c_str(), &anchor);
+    llvm::SmallString<256> path(llvm::sys::path::parent_path(llvm::sys::path::parent_path(self)));
+    llvm::sys::path::append(path, "lib", "libdlm_runtime.a");
+    runtimeLib = path.str().str();
+  }
+  if (!llvm::sys::fs::exists(runtimeLib)) {
+    diags.error("cannot find the runtime library '" + runtimeLib +
+                "' (dlmc looks in ../lib next to its own directory; set DLM_RUNTIME_LIB to override)");
+    return kExitRuntimeError;
+  }
+  auto linker = llvm::sys::findProgramByName("c++");
+  if (!linker) {
+    diags.error("cannot find the system linker driver 'c++' on PATH");
+    return kExitRuntimeError;
+  }
+  llvm::SmallString<128> object;
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile("dlm", "o", object)) {
+    diags.error("cannot create a temporary object file: " + ec.message());
+    return kExitRuntimeError;
+  }
+  int status = emitObject(graph, diags, options, object);
+  if (status != kExitOk) {
+    llvm::sys::fs::remove(object);
+    return status;
+  }
+  std::vector<std::string> args = {*linker, object.str().str(), "-o", exePath.str(), runtimeLib};
+  llvm::SmallVector<llvm::StringRef, 8> libs;
+  llvm::StringRef(DLM_AOT_LINK_LIBS).split(libs, '|', -1, false);
+  for (llvm::StringRef lib : libs) args.push_back(lib.str());
+  std::vector<llvm::StringRef> argv(args.begin(), args.end());
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(*linker, argv, std::nullopt, {}, 0, 0, &message);
+  llvm::sys::fs::remove(object);
+  if (rc != 0) {
+    std::string line;
+    for (const std::string &a : args) line += (line.empty() ? "" : " ") + a;
+    diags.error("linking failed (" + (message.empty() ? "exit status " + std::to_string(rc) : message) +
+                "): " + line);
+    return kExitRuntimeError;
+  }
+  return kExitOk;
+}
+
+} // namespace dlm::codegen

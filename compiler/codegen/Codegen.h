@@ -1,0 +1,81 @@
+//===- compiler/codegen/Codegen.h - Graph IR -> native code through LLVM --===//
+//
+// The JIT engine (`dlm run`, the default) and the AOT path (`dlmc FILE.dlm -o EXE`). A lowered
+// graph is structured back into loops and branches (Structure.h), emitted as one LLVM function
+// `dlm_main` that keeps scalars in registers and calls the runtime's C ABI (runtime/CApi.h) for
+// tensor kernels, optimised with LLVM's new pass manager at the requested -O level, then either
+// run in an ORC LLJIT session or written as an object file and linked with the static runtime.
+// docs/codegen.md describes the structuring, the calling convention and the error exits.
+//
+// No LLVM IR type appears in this header: the driver hands in a graph and gets an exit status.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DLM_COMPILER_CODEGEN_CODEGEN_H
+#define DLM_COMPILER_CODEGEN_CODEGEN_H
+
+#include "compiler/frontend/Diagnostics.h"
+#include "compiler/ir/Graph.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <memory>
+#include <string>
+
+namespace dlm::codegen {
+
+struct CodegenOptions {
+  unsigned optLevel = 2; ///< -O0 .. -O3, mapped to LLVM's default pipelines
+  /// Print the time of each codegen stage (emit, optimise, JIT compile, run) to stderr.
+  bool timePasses = false;
+  /// AOT only: the CPU the object file targets. "generic" (x86-64 baseline, runs on any
+  /// x86-64 machine) or "native" (this machine's CPU and features, like the JIT).
+  std::string aotCpu = "generic";
+};
+
+/// Exit statuses of the engine (the tools' conventions).
+constexpr int kExitOk = 0;
+constexpr int kExitRuntimeError = 1;
+constexpr int kExitInternal = 70;
+
+/// Prints the LLVM module generated for `graph` (optimised at options.optLevel, for the host).
+/// Returns an exit status; an internal error is reported to `diags`.
+int printLLVM(const graph::Graph &graph, DiagnosticEngine &diags, const CodegenOptions &options,
+              llvm::raw_ostream &os);
+
+/// A JIT session: one LLJIT for the host CPU, reused across programs. Compiled entries are
+/// cached by a hash of the graph's text (its ops, attributes, types and static shapes), so
+/// running an identical graph again (the REPL re-running a definition) skips codegen.
+class JitSession {
+public:
+  JitSession();
+  ~JitSession();
+  JitSession(const JitSession &) = delete;
+  JitSession &operator=(const JitSession &) = delete;
+
+  /// Compiles (or finds in the cache) and runs `graph`. Returns 0, 1 after a run-time error
+  /// (reported at its .dlm location), or 70 after an internal error (reported).
+  int run(const graph::Graph &graph, DiagnosticEngine &diags, const CodegenOptions &options);
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
+/// Runs `graph` on a fresh JIT session (what `dlm run --engine=jit` does).
+int runJit(const graph::Graph &graph, DiagnosticEngine &diags, const CodegenOptions &options);
+
+/// Writes `graph` as an object file for the AOT target (it defines `main`).
+int emitObject(const graph::Graph &graph, DiagnosticEngine &diags, const CodegenOptions &options,
+               llvm::StringRef objectPath);
+
+/// Builds an executable: the object file linked with the static runtime library, OpenBLAS,
+/// zlib and pthread by the system's C++ compiler driver. `toolPath` is the running dlmc
+/// (argv[0]); the runtime library is found at `<dir of dlmc>/../lib/libdlm_runtime.a`
+/// ($DLM_RUNTIME_LIB overrides).
+int buildExecutable(const graph::Graph &graph, DiagnosticEngine &diags,
+                    const CodegenOptions &options, llvm::StringRef exePath, llvm::StringRef toolPath);
+
+} // namespace dlm::codegen
+
+#endif // DLM_COMPILER_CODEGEN_CODEGEN_H

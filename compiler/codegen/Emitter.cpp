@@ -1,0 +1,657 @@
+//===- compiler/codegen/Emitter.cpp - Structured graph -> LLVM IR ---------===//
+//
+// Every graph value gets a stack slot (promoted to SSA registers by mem2reg at -O1 and up): a
+// 0-d tensor lives in it as a scalar of its dtype (i64, double, float, i32, i1), a tensor as an
+// owned `dlm_tensor*`, a string as a `const char*`. Forwarding nodes share their input's slot.
+// Tensor slots follow one ownership rule: a slot holds one reference, set when its node runs
+// and dropped when the region that owns it ends (the program for the root frame, each
+// iteration for a loop frame; loop-carried variables when the loop exits). Slots start null,
+// so a branch that did not run releases nothing.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/codegen/Emitter.h"
+
+#include "compiler/ir/OpRegistry.h"
+#include "runtime/DType.h"
+
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/MDBuilder.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+
+namespace dlm::codegen {
+
+using graph::Graph;
+using graph::Node;
+using graph::NodeId;
+using graph::ValueRef;
+
+namespace {
+
+enum class Repr : uint8_t { Scalar, Tensor, Str, Unsupported };
+
+Repr reprOf(const Type &t) {
+  if (t.isTensor()) return t.rank() == 0 ? Repr::Scalar : Repr::Tensor;
+  if (t.kind() == Type::Kind::Str) return Repr::Str;
+  return Repr::Unsupported;
+}
+
+/// PyTorch/NumPy-style promotion of two dtypes, as the runtime's kernels do it for operands of
+/// equal rank (kernels/cpu/CpuKernels.cpp): the higher category wins, then the wider type.
+int category(DType t) { return t == DType::Bool ? 0 : isFloat(t) ? 2 : 1; }
+DType promote(DType a, DType b) {
+  if (a == b) return a;
+  if (category(a) != category(b)) return category(a) > category(b) ? a : b;
+  return dtypeSize(a) >= dtypeSize(b) ? a : b;
+}
+
+class Emitter {
+public:
+  Emitter(const Graph &g, const Structure &s, llvm::LLVMContext &ctx, const EmitOptions &options,
+          std::string &error)
+      : g(g), s(s), ctx(ctx), options(options), error(error), b(ctx), ib(ctx) {}
+
+  std::unique_ptr<llvm::Module> run() {
+    m = std::make_unique<llvm::Module>("dlm." + g.name(), ctx);
+    ptrTy = llvm::PointerType::get(ctx, 0);
+    valueTy = llvm::StructType::get(ctx, {ptrTy, ptrTy});
+    slots.resize(g.numNodes());
+    beginInit();
+    mainFn = llvm::Function::Create(llvm::FunctionType::get(b.getInt32Ty(), false),
+                                    llvm::Function::ExternalLinkage, "dlm_main", m.get());
+    allocaBlock = llvm::BasicBlock::Create(ctx, "entry", mainFn);
+    auto *start = llvm::BasicBlock::Create(ctx, "start", mainFn);
+    b.SetInsertPoint(start);
+    llvm::Value *initStatus = b.CreateCall(initFn);
+    auto *fail = llvm::BasicBlock::Create(ctx, "init.failed", mainFn);
+    auto *go = llvm::BasicBlock::Create(ctx, "program", mainFn);
+    b.CreateCondBr(b.CreateICmpNE(initStatus, b.getInt32(0)), fail, go);
+    b.SetInsertPoint(fail);
+    b.CreateRet(b.getInt32(1));
+    b.SetInsertPoint(go);
+    emitItems(s.regions[graph::kRootFrame], [](const Item &) { return true; });
+    releaseOwned(s.regions[graph::kRootFrame]);
+    b.CreateRet(b.getInt32(0));
+    llvm::IRBuilder<> ab(allocaBlock);
+    ab.CreateBr(start);
+    ib.CreateRet(ib.getInt32(0));
+    if (options.withMain) emitMain();
+    if (!error.empty()) return nullptr;
+    std::string broken;
+    llvm::raw_string_ostream os(broken);
+    if (llvm::verifyModule(*m, &os)) {
+      error = "generated an invalid LLVM module: " + os.str();
+      return nullptr;
+    }
+    return std::move(m);
+  }
+
+private:
+  // --- runtime declarations --------------------------------------------------------------
+  llvm::FunctionCallee rt(llvm::StringRef name, llvm::Type *ret, llvm::ArrayRef<llvm::Type *> args) {
+    return m->getOrInsertFunction(name, llvm::FunctionType::get(ret, args, false));
+  }
+  llvm::Type *i32() { return b.getInt32Ty(); }
+  llvm::Type *i64() { return b.getInt64Ty(); }
+  llvm::Type *voidTy() { return b.getVoidTy(); }
+
+  void retain(llvm::IRBuilder<> &at, llvm::Value *t) { at.CreateCall(rt("dlm_tensor_retain", voidTy(), {ptrTy}), {t}); }
+  void release(llvm::IRBuilder<> &at, llvm::Value *t) { at.CreateCall(rt("dlm_tensor_release", voidTy(), {ptrTy}), {t}); }
+
+  llvm::Type *scalarType(DType t) {
+    switch (t) {
+    case DType::F32: return b.getFloatTy();
+    case DType::F64: return b.getDoubleTy();
+    case DType::I32: return b.getInt32Ty();
+    case DType::I64: return b.getInt64Ty();
+    case DType::Bool: return b.getInt1Ty();
+    }
+    return b.getInt64Ty();
+  }
+
+  // --- constants and globals ------------------------------------------------------------
+  llvm::Constant *cstr(const std::string &text) {
+    auto [it, fresh] = strings.try_emplace(text, nullptr);
+    if (fresh) {
+      auto *init = llvm::ConstantDataArray::getString(ctx, text, true);
+      it->second = new llvm::GlobalVariable(*m, init->getType(), true, llvm::GlobalValue::PrivateLinkage,
+                                            init, ".str");
+    }
+    return it->second;
+  }
+
+  template <typename T> llvm::Constant *constArray(llvm::ArrayRef<T> values) {
+    auto *init = llvm::ConstantDataArray::get(ctx, values);
+    return new llvm::GlobalVariable(*m, init->getType(), true, llvm::GlobalValue::PrivateLinkage, init,
+                                    ".arr");
+  }
+
+  llvm::GlobalVariable *global(llvm::Type *ty, llvm::Constant *init, const llvm::Twine &name) {
+    return new llvm::GlobalVariable(*m, ty, false, llvm::GlobalValue::InternalLinkage, init, name);
+  }
+
+  // --- @dlm_init ------------------------------------------------------------------------
+  void beginInit() {
+    initFn = llvm::Function::Create(llvm::FunctionType::get(i32(), false),
+                                    llvm::Function::InternalLinkage, "dlm_init", m.get());
+    auto *entry = llvm::BasicBlock::Create(ctx, "entry", initFn);
+    initFail = llvm::BasicBlock::Create(ctx, "failed", initFn);
+    llvm::IRBuilder<>(initFail).CreateRet(llvm::ConstantInt::get(i32(), 1));
+    ib.SetInsertPoint(entry);
+  }
+
+  /// In @dlm_init: branch to the failure exit when `bad` holds.
+  void initCheck(llvm::Value *bad) {
+    auto *next = llvm::BasicBlock::Create(ctx, "init", initFn);
+    ib.CreateCondBr(bad, initFail, next);
+    ib.SetInsertPoint(next);
+  }
+
+  std::string kernelName(const Node &n) {
+    const OpInfo *info = OpRegistry::get().lookup(n.op);
+    if (info && !info->kernels[(int)Device::CPU].empty()) return info->kernels[(int)Device::CPU];
+    return n.op;
+  }
+
+  llvm::GlobalVariable *kernelId(const std::string &name) {
+    auto [it, fresh] = kernelIds.try_emplace(name, nullptr);
+    if (!fresh) return it->second;
+    it->second = global(i32(), ib.getInt32(-1), "kernel." + name);
+    llvm::Value *id = ib.CreateCall(rt("dlm_kernel_id", i32(), {ptrTy}), {cstr(name)});
+    ib.CreateStore(id, it->second);
+    initCheck(ib.CreateICmpSLT(id, ib.getInt32(0)));
+    return it->second;
+  }
+
+  std::vector<int64_t> runtimeShape(const Shape &shape) {
+    std::vector<int64_t> dims;
+    for (const Dim &d : shape)
+      dims.push_back(d.isStatic() ? d.size() : isInferDim(d) ? -1 : kDynamicIndex);
+    return dims;
+  }
+
+  void setAttr(llvm::Value *a, const std::string &name, const AttrValue &value) {
+    llvm::Constant *key = cstr(name);
+    auto call = [&](const char *fn, llvm::Type *ty, llvm::Value *v) {
+      ib.CreateCall(rt(fn, voidTy(), {ptrTy, ptrTy, ty}), {a, key, v});
+    };
+    auto ints = [&](const std::vector<int64_t> &v) {
+      ib.CreateCall(rt("dlm_attrs_set_ints", voidTy(), {ptrTy, ptrTy, ptrTy, i64()}),
+                    {a, key, constArray<int64_t>(v), ib.getInt64(v.size())});
+    };
+    if (auto *v = std::get_if<int64_t>(&value)) return call("dlm_attrs_set_int", i64(), ib.getInt64(*v));
+    if (auto *v = std::get_if<double>(&value))
+      return call("dlm_attrs_set_float", b.getDoubleTy(), llvm::ConstantFP::get(b.getDoubleTy(), *v));
+    if (auto *v = std::get_if<bool>(&value)) return call("dlm_attrs_set_bool", i32(), ib.getInt32(*v));
+    if (auto *v = std::get_if<std::string>(&value)) return call("dlm_attrs_set_string", ptrTy, cstr(*v));
+    if (auto *v = std::get_if<DType>(&value)) return call("dlm_attrs_set_dtype", i32(), ib.getInt32((int)*v));
+    if (auto *v = std::get_if<std::vector<int64_t>>(&value)) return ints(*v);
+    if (auto *v = std::get_if<Shape>(&value)) return ints(runtimeShape(*v));
+    if (auto *v = std::get_if<std::vector<double>>(&value)) {
+      ib.CreateCall(rt("dlm_attrs_set_floats", voidTy(), {ptrTy, ptrTy, ptrTy, i64()}),
+                    {a, key, constArray<double>(*v), ib.getInt64(v->size())});
+      return;
+    }
+    if (auto *v = std::get_if<std::vector<DType>>(&value)) {
+      std::vector<int32_t> codes;
+      for (DType d : *v) codes.push_back((int32_t)d);
+      ib.CreateCall(rt("dlm_attrs_set_dtypes", voidTy(), {ptrTy, ptrTy, ptrTy, i64()}),
+                    {a, key, constArray<int32_t>(codes), ib.getInt64(codes.size())});
+      return;
+    }
+    if (auto *v = std::get_if<std::vector<Shape>>(&value)) {
+      std::vector<int64_t> dims, ranks;
+      for (const Shape &shape : *v) {
+        std::vector<int64_t> d = runtimeShape(shape);
+        dims.insert(dims.end(), d.begin(), d.end());
+        ranks.push_back((int64_t)d.size());
+      }
+      ib.CreateCall(rt("dlm_attrs_set_shapes", voidTy(), {ptrTy, ptrTy, ptrTy, ptrTy, i64()}),
+                    {a, key, constArray<int64_t>(dims), constArray<int64_t>(ranks), ib.getInt64(ranks.size())});
+    }
+  }
+
+  /// A global holding node n's attributes, built by @dlm_init; null when it has none.
+  llvm::Value *attrsOf(const Node &n) {
+    if (n.attrs.empty()) return llvm::ConstantPointerNull::get(ptrTy);
+    auto *gv = global(ptrTy, llvm::ConstantPointerNull::get(ptrTy), "attrs." + llvm::Twine(n.id));
+    llvm::Value *a = ib.CreateCall(rt("dlm_attrs_new", ptrTy, {}), {});
+    for (const auto &[name, value] : n.attrs) setAttr(a, name, value);
+    ib.CreateStore(a, gv);
+    return b.CreateLoad(ptrTy, gv);
+  }
+
+  // --- slots ----------------------------------------------------------------------------
+  Repr repr(ValueRef v) { return reprOf(g.typeOf(v)); }
+
+  llvm::Type *slotType(ValueRef v) {
+    const Type &t = g.typeOf(v);
+    return reprOf(t) == Repr::Scalar ? scalarType(t.dtype()) : ptrTy;
+  }
+
+  /// The slot of a resolved value, created (null-initialised) in the entry block on first use.
+  llvm::AllocaInst *slot(ValueRef v) {
+    std::vector<llvm::AllocaInst *> &ports = slots[v.node];
+    if (ports.size() <= v.port) ports.resize(g.node(v.node).numResults(), nullptr);
+    if (!ports[v.port]) {
+      llvm::IRBuilder<> ab(allocaBlock);
+      llvm::Type *ty = slotType(v);
+      ports[v.port] = ab.CreateAlloca(ty, nullptr, "v" + llvm::Twine(v.node) + "." + llvm::Twine(v.port));
+      if (ty == ptrTy) ab.CreateStore(llvm::ConstantPointerNull::get(ptrTy), ports[v.port]);
+    }
+    return ports[v.port];
+  }
+
+  llvm::Value *load(ValueRef v) {
+    ValueRef r = s.resolve(g, v);
+    return b.CreateLoad(slotType(r), slot(r));
+  }
+  void store(ValueRef v, llvm::Value *x) { b.CreateStore(x, slot(v)); }
+
+  llvm::AllocaInst *entryAlloca(llvm::Type *ty, unsigned count = 1) {
+    llvm::IRBuilder<> ab(allocaBlock);
+    return ab.CreateAlloca(ty, ab.getInt32(count));
+  }
+
+  void releaseOwned(const Region &region) {
+    for (NodeId id : region.owned)
+      for (uint32_t p = 0; p < g.node(id).numResults(); ++p) {
+        ValueRef v{id, p};
+        if (repr(v) != Repr::Tensor) continue;
+        release(b, b.CreateLoad(ptrTy, slot(v)));
+        store(v, llvm::ConstantPointerNull::get(ptrTy));
+      }
+  }
+
+  // --- errors ---------------------------------------------------------------------------
+  /// Branches to an error exit for node n when `failed` holds: records n's .dlm location and
+  /// returns 1 from @dlm_main (the message is already set by the runtime).
+  void checkFailure(llvm::Value *failed, const Node &n) {
+    auto *err = llvm::BasicBlock::Create(ctx, "error." + llvm::Twine(n.id), mainFn);
+    auto *ok = llvm::BasicBlock::Create(ctx, "ok", mainFn);
+    b.CreateCondBr(failed, err, ok, llvm::MDBuilder(ctx).createUnlikelyBranchWeights());
+    llvm::IRBuilder<> eb(err);
+    std::string line = options.sourceLine ? options.sourceLine(n.loc) : "";
+    eb.CreateCall(rt("dlm_set_error_location", voidTy(), {ptrTy, i32(), i32(), ptrTy}),
+                  {cstr(std::string(n.loc.file)), eb.getInt32(n.loc.line), eb.getInt32(n.loc.col),
+                   cstr(line)});
+    eb.CreateRet(eb.getInt32(1));
+    b.SetInsertPoint(ok);
+  }
+  void checkStatus(llvm::Value *status, const Node &n) { checkFailure(b.CreateICmpNE(status, b.getInt32(0)), n); }
+
+  bool unsupported(const Node &n, const std::string &what) {
+    if (error.empty()) error = "node %" + std::to_string(n.id) + " ('" + n.op + "'): " + what;
+    return false;
+  }
+
+  // --- regions --------------------------------------------------------------------------
+  template <typename Filter> void emitItems(const Region &region, Filter filter) {
+    Guard current;
+    llvm::BasicBlock *join = nullptr;
+    for (const Item &item : region.items) {
+      if (!filter(item)) continue;
+      if (!item.isLoop()) {
+        NodeRole role = s.roles[item.node];
+        if (role == NodeRole::Forward || role == NodeRole::LoopMerge) continue;
+      }
+      if (item.guard != current) {
+        if (join) {
+          b.CreateBr(join);
+          b.SetInsertPoint(join);
+          join = nullptr;
+        }
+        current = item.guard;
+        if (!current.empty()) join = openGuard(current);
+      }
+      if (item.isLoop())
+        emitLoop(item.loop);
+      else
+        emitNode(g.node(item.node));
+    }
+    if (join) {
+      b.CreateBr(join);
+      b.SetInsertPoint(join);
+    }
+  }
+
+  /// Branches into a new block taken when every term of `guard` holds; returns the join block.
+  llvm::BasicBlock *openGuard(const Guard &guard) {
+    llvm::Value *cond = b.getTrue();
+    for (const GuardTerm &term : guard) {
+      llvm::Value *p = predicate(term.pred);
+      cond = b.CreateAnd(cond, term.side ? p : b.CreateNot(p));
+    }
+    auto *then = llvm::BasicBlock::Create(ctx, "if", mainFn);
+    auto *join = llvm::BasicBlock::Create(ctx, "endif", mainFn);
+    b.CreateCondBr(cond, then, join);
+    b.SetInsertPoint(then);
+    return join;
+  }
+
+  llvm::Value *predicate(ValueRef v) {
+    llvm::Value *p = load(v);
+    if (!p->getType()->isIntegerTy(1)) {
+      unsupported(g.node(v.node), "a predicate must be bool[]");
+      return b.getFalse();
+    }
+    return p;
+  }
+
+  void emitLoop(graph::FrameId f) {
+    const Region &loop = s.regions[f];
+    for (size_t i = 0; i < loop.merges.size(); ++i) {
+      llvm::Value *v = load(loop.mergeInit[i]);
+      if (repr(loop.mergeInit[i]) == Repr::Tensor) retain(b, v);
+      store({loop.merges[i], 0}, v);
+    }
+    auto *header = llvm::BasicBlock::Create(ctx, g.frame(f).name + ".header", mainFn);
+    b.CreateBr(header);
+    b.SetInsertPoint(header);
+    emitItems(loop, [](const Item &item) { return !item.body; });
+    auto *body = llvm::BasicBlock::Create(ctx, g.frame(f).name + ".body", mainFn);
+    auto *exit = llvm::BasicBlock::Create(ctx, g.frame(f).name + ".exit", mainFn);
+    b.CreateCondBr(predicate(loop.pred), body, exit);
+    b.SetInsertPoint(body);
+    emitItems(loop, [](const Item &item) { return item.body; });
+    std::vector<llvm::Value *> next;
+    for (ValueRef v : loop.mergeNext) {
+      next.push_back(load(v));
+      if (repr(v) == Repr::Tensor) retain(b, next.back());
+    }
+    releaseOwned(loop);
+    for (size_t i = 0; i < loop.merges.size(); ++i) {
+      ValueRef merge{loop.merges[i], 0};
+      if (repr(merge) == Repr::Tensor) release(b, b.CreateLoad(ptrTy, slot(merge)));
+      store(merge, next[i]);
+    }
+    b.CreateBr(header);
+    b.SetInsertPoint(exit);
+    for (NodeId x : loop.exits) {
+      ValueRef in = g.node(x).inputs[0];
+      llvm::Value *v = load(in);
+      if (repr(in) == Repr::Tensor) retain(b, v);
+      store({x, 0}, v);
+    }
+    releaseOwned(loop);
+    for (NodeId merge : loop.merges) {
+      if (repr({merge, 0}) != Repr::Tensor) continue;
+      release(b, b.CreateLoad(ptrTy, slot({merge, 0})));
+      store({merge, 0}, llvm::ConstantPointerNull::get(ptrTy));
+    }
+  }
+
+  // --- nodes ----------------------------------------------------------------------------
+  void emitNode(const Node &n) {
+    for (uint32_t p = 0; p < n.numResults(); ++p)
+      if (repr({n.id, p}) == Repr::Unsupported) {
+        unsupported(n, "result type " + n.results[p].str() + " has no machine representation");
+        return;
+      }
+    if (s.roles[n.id] == NodeRole::CondMerge) return emitCondMerge(n);
+    if (n.op == "const" && emitConst(n)) return;
+    if (allScalar(n) && emitScalarOp(n)) return;
+    emitKernelCall(n);
+  }
+
+  void emitCondMerge(const Node &n) {
+    uint32_t t = s.mergeTrueInput[n.id];
+    llvm::Value *v = b.CreateSelect(predicate(s.mergePred[n.id]), load(n.inputs[t]), load(n.inputs[1 - t]));
+    if (repr({n.id, 0}) == Repr::Tensor) retain(b, v);
+    store({n.id, 0}, v);
+  }
+
+  bool allScalar(const Node &n) {
+    if (n.numResults() != 1 || repr({n.id, 0}) != Repr::Scalar || n.inputs.empty()) return false;
+    for (ValueRef v : n.inputs)
+      if (repr(v) != Repr::Scalar) return false;
+    return true;
+  }
+
+  /// A scalar constant in a register, a string in a global, or a tensor built once by
+  /// @dlm_init (tensors are immutable, so every use shares it).
+  bool emitConst(const Node &n) {
+    const AttrValue *value = n.attr("value");
+    if (!value || n.numResults() != 1) return false;
+    Repr r = repr({n.id, 0});
+    if (r == Repr::Str) {
+      const std::string *text = std::get_if<std::string>(value);
+      if (!text) return false;
+      store({n.id, 0}, cstr(*text));
+      return true;
+    }
+    if (r == Repr::Scalar) {
+      DType dt = n.results[0].dtype();
+      llvm::Type *ty = scalarType(dt);
+      llvm::Value *c = nullptr;
+      if (auto *i = std::get_if<int64_t>(value))
+        c = isFloat(dt) ? llvm::ConstantFP::get(ty, (double)*i) : llvm::ConstantInt::get(ty, *i != 0 && dt == DType::Bool ? 1 : *i);
+      else if (auto *d = std::get_if<double>(value))
+        c = isFloat(dt) ? llvm::ConstantFP::get(ty, *d) : nullptr;
+      else if (auto *t = std::get_if<bool>(value))
+        c = isFloat(dt) ? llvm::ConstantFP::get(ty, *t ? 1.0 : 0.0) : llvm::ConstantInt::get(ty, *t);
+      if (!c) return false;
+      store({n.id, 0}, c);
+      return true;
+    }
+    // A tensor literal: one kernel call at start-up.
+    auto *gv = global(ptrTy, llvm::ConstantPointerNull::get(ptrTy), "const." + llvm::Twine(n.id));
+    llvm::Value *a = ib.CreateCall(rt("dlm_attrs_new", ptrTy, {}), {});
+    for (const auto &[name, v] : n.attrs) setAttr(a, name, v);
+    llvm::AllocaInst *out = nullptr;
+    {
+      llvm::IRBuilder<> ab(&initFn->getEntryBlock(), initFn->getEntryBlock().begin());
+      out = ab.CreateAlloca(ptrTy);
+    }
+    llvm::GlobalVariable *id = kernelId(kernelName(n));
+    llvm::Value *status = ib.CreateCall(
+        rt("dlm_kernel_call", i32(), {i32(), ptrTy, i32(), ptrTy, ptrTy, i32(), ptrTy}),
+        {ib.CreateLoad(i32(), id), llvm::ConstantPointerNull::get(ptrTy), ib.getInt32(0), a, out,
+         ib.getInt32(1), llvm::ConstantPointerNull::get(ptrTy)});
+    ib.CreateCall(rt("dlm_attrs_free", voidTy(), {ptrTy}), {a});
+    initCheck(ib.CreateICmpNE(status, ib.getInt32(0)));
+    ib.CreateStore(ib.CreateLoad(ptrTy, out), gv);
+    llvm::Value *t = b.CreateLoad(ptrTy, gv);
+    retain(b, t);
+    store({n.id, 0}, t);
+    return true;
+  }
+
+  /// Converts a scalar like the runtime's casts (static_cast); false for float -> int, whose
+  /// out-of-range behaviour is left to the kernel.
+  llvm::Value *convert(llvm::Value *v, DType from, DType to) {
+    if (from == to) return v;
+    llvm::Type *ty = scalarType(to);
+    if (to == DType::Bool)
+      return isFloat(from) ? b.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0))
+                           : b.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
+    if (isFloat(to)) {
+      if (isFloat(from)) return b.CreateFPCast(v, ty);
+      return from == DType::Bool ? b.CreateUIToFP(v, ty) : b.CreateSIToFP(v, ty);
+    }
+    if (isFloat(from)) return nullptr;
+    return from == DType::Bool ? b.CreateZExt(v, ty) : b.CreateSExtOrTrunc(v, ty);
+  }
+
+  llvm::Value *operand(const Node &n, size_t i, DType to) {
+    return convert(load(n.inputs[i]), g.typeOf(n.inputs[i]).dtype(), to);
+  }
+
+  /// Elementwise ops on scalars, inline, with exactly the kernels' semantics. Returns false to
+  /// leave the op to its kernel.
+  bool emitScalarOp(const Node &n) {
+    DType dt = n.results[0].dtype();
+    const std::string &op = n.op;
+    llvm::Value *r = nullptr;
+    bool fp = isFloat(dt);
+    if ((op == "add" || op == "sub" || op == "mul" || op == "div") && n.inputs.size() == 2 && dt != DType::Bool) {
+      if (op == "div" && !fp) return false;
+      llvm::Value *x = operand(n, 0, dt), *y = operand(n, 1, dt);
+      if (!x || !y) return false;
+      if (op == "add") r = fp ? b.CreateFAdd(x, y) : b.CreateAdd(x, y);
+      if (op == "sub") r = fp ? b.CreateFSub(x, y) : b.CreateSub(x, y);
+      if (op == "mul") r = fp ? b.CreateFMul(x, y) : b.CreateMul(x, y);
+      if (op == "div") r = b.CreateFDiv(x, y);
+    } else if ((op == "maximum" || op == "minimum") && n.inputs.size() == 2 && dt != DType::Bool) {
+      llvm::Value *x = operand(n, 0, dt), *y = operand(n, 1, dt);
+      if (!x || !y) return false;
+      bool mx = op == "maximum";
+      if (fp) {
+        llvm::Value *pick = b.CreateSelect(mx ? b.CreateFCmpOGT(x, y) : b.CreateFCmpOLT(x, y), x, y);
+        r = b.CreateSelect(b.CreateFCmpUNO(x, y), b.CreateFAdd(x, y), pick);
+      } else {
+        r = b.CreateSelect(mx ? b.CreateICmpSGT(x, y) : b.CreateICmpSLT(x, y), x, y);
+      }
+    } else if (op == "neg" && n.inputs.size() == 1 && dt != DType::Bool) {
+      llvm::Value *x = operand(n, 0, dt);
+      if (!x) return false;
+      r = fp ? b.CreateFNeg(x) : b.CreateNeg(x);
+    } else if (isComparison(op) && n.inputs.size() == 2) {
+      DType ct = promote(g.typeOf(n.inputs[0]).dtype(), g.typeOf(n.inputs[1]).dtype());
+      llvm::Value *x = operand(n, 0, ct), *y = operand(n, 1, ct);
+      if (!x || !y) return false;
+      r = compare(op, ct, x, y);
+    } else if ((op == "logical_and" || op == "logical_or") && n.inputs.size() == 2) {
+      llvm::Value *x = operand(n, 0, DType::Bool), *y = operand(n, 1, DType::Bool);
+      r = op == "logical_and" ? b.CreateAnd(x, y) : b.CreateOr(x, y);
+    } else if (op == "logical_not" && n.inputs.size() == 1) {
+      r = b.CreateNot(operand(n, 0, DType::Bool));
+    } else if (op == "cast" && n.inputs.size() == 1) {
+      r = operand(n, 0, dt);
+    } else if (op == "where" && n.inputs.size() == 3) {
+      llvm::Value *c = operand(n, 0, DType::Bool), *x = operand(n, 1, dt), *y = operand(n, 2, dt);
+      if (!x || !y) return false;
+      r = b.CreateSelect(c, x, y);
+    }
+    if (!r) return false;
+    if (dt == DType::Bool && !r->getType()->isIntegerTy(1)) return false;
+    store({n.id, 0}, r);
+    return true;
+  }
+
+  static bool isComparison(const std::string &op) {
+    return op == "eq" || op == "ne" || op == "lt" || op == "le" || op == "gt" || op == "ge";
+  }
+
+  llvm::Value *compare(const std::string &op, DType t, llvm::Value *x, llvm::Value *y) {
+    if (isFloat(t)) {
+      if (op == "eq") return b.CreateFCmpOEQ(x, y);
+      if (op == "ne") return b.CreateFCmpUNE(x, y);
+      if (op == "lt") return b.CreateFCmpOLT(x, y);
+      if (op == "le") return b.CreateFCmpOLE(x, y);
+      if (op == "gt") return b.CreateFCmpOGT(x, y);
+      return b.CreateFCmpOGE(x, y);
+    }
+    bool u = t == DType::Bool;
+    if (op == "eq") return b.CreateICmpEQ(x, y);
+    if (op == "ne") return b.CreateICmpNE(x, y);
+    if (op == "lt") return u ? b.CreateICmpULT(x, y) : b.CreateICmpSLT(x, y);
+    if (op == "le") return u ? b.CreateICmpULE(x, y) : b.CreateICmpSLE(x, y);
+    if (op == "gt") return u ? b.CreateICmpUGT(x, y) : b.CreateICmpSGT(x, y);
+    return u ? b.CreateICmpUGE(x, y) : b.CreateICmpSGE(x, y);
+  }
+
+  /// A 0-d tensor holding a register scalar (a new reference).
+  llvm::Value *box(llvm::Value *v, DType t) {
+    switch (t) {
+    case DType::F32: return b.CreateCall(rt("dlm_tensor_scalar_f32", ptrTy, {b.getFloatTy()}), {v});
+    case DType::F64: return b.CreateCall(rt("dlm_tensor_scalar_f64", ptrTy, {b.getDoubleTy()}), {v});
+    case DType::I32: return b.CreateCall(rt("dlm_tensor_scalar_i32", ptrTy, {i32()}), {v});
+    case DType::I64: return b.CreateCall(rt("dlm_tensor_scalar_i64", ptrTy, {i64()}), {v});
+    case DType::Bool:
+      return b.CreateCall(rt("dlm_tensor_scalar_bool", ptrTy, {i32()}), {b.CreateZExt(v, i32())});
+    }
+    return nullptr;
+  }
+
+  /// Any op: boxes scalar operands, calls the kernel through the C ABI, checks the status,
+  /// unboxes scalar results.
+  void emitKernelCall(const Node &n) {
+    llvm::Value *id = b.CreateLoad(i32(), kernelId(kernelName(n)));
+    llvm::Value *attrs = attrsOf(n);
+    size_t numIn = n.inputs.size(), numOut = n.numResults();
+    llvm::AllocaInst *ins = entryAlloca(valueTy, std::max<size_t>(numIn, 1));
+    llvm::AllocaInst *outs = entryAlloca(ptrTy, std::max<size_t>(numOut, 1));
+    llvm::Value *null = llvm::ConstantPointerNull::get(ptrTy);
+    std::vector<llvm::Value *> boxed;
+    for (size_t i = 0; i < numIn; ++i) {
+      ValueRef v = n.inputs[i];
+      llvm::Value *x = load(v);
+      llvm::Value *tensor = null, *str = null;
+      switch (repr(v)) {
+      case Repr::Tensor: tensor = x; break;
+      case Repr::Str: str = x; break;
+      case Repr::Scalar: tensor = box(x, g.typeOf(v).dtype()); boxed.push_back(tensor); break;
+      case Repr::Unsupported: unsupported(n, "operand type " + g.typeOf(v).str() + " has no machine representation"); return;
+      }
+      llvm::Value *element = b.CreateConstGEP1_32(valueTy, ins, i);
+      b.CreateStore(tensor, b.CreateStructGEP(valueTy, element, 0));
+      b.CreateStore(str, b.CreateStructGEP(valueTy, element, 1));
+    }
+    llvm::Value *status = b.CreateCall(
+        rt("dlm_kernel_call_values", i32(), {i32(), ptrTy, i32(), ptrTy, ptrTy, i32(), ptrTy}),
+        {id, ins, b.getInt32(numIn), attrs, outs, b.getInt32(numOut), null});
+    for (llvm::Value *t : boxed) release(b, t);
+    checkStatus(status, n);
+    for (uint32_t p = 0; p < numOut; ++p) {
+      llvm::Value *t = b.CreateLoad(ptrTy, b.CreateConstGEP1_32(ptrTy, outs, p));
+      if (repr({n.id, p}) != Repr::Scalar) {
+        store({n.id, p}, t);
+        continue;
+      }
+      DType dt = n.results[p].dtype();
+      llvm::Type *memTy = dt == DType::Bool ? b.getInt8Ty() : scalarType(dt);
+      llvm::AllocaInst *tmp = entryAlloca(memTy);
+      llvm::Value *rs = b.CreateCall(rt("dlm_tensor_read_scalar", i32(), {ptrTy, i32(), ptrTy}),
+                                     {t, b.getInt32((int)dt), tmp});
+      release(b, t);
+      checkStatus(rs, n);
+      llvm::Value *v = b.CreateLoad(memTy, tmp);
+      if (dt == DType::Bool) v = b.CreateICmpNE(v, b.getInt8(0));
+      store({n.id, p}, v);
+    }
+  }
+
+  // --- AOT entry ------------------------------------------------------------------------
+  void emitMain() {
+    auto *fn = llvm::Function::Create(llvm::FunctionType::get(i32(), {i32(), ptrTy}, false),
+                                      llvm::Function::ExternalLinkage, "main", m.get());
+    llvm::IRBuilder<> mb(llvm::BasicBlock::Create(ctx, "entry", fn));
+    llvm::Value *status = mb.CreateCall(mainFn);
+    auto *report = llvm::BasicBlock::Create(ctx, "report", fn);
+    auto *done = llvm::BasicBlock::Create(ctx, "done", fn);
+    mb.CreateCondBr(mb.CreateICmpNE(status, mb.getInt32(0)), report, done);
+    mb.SetInsertPoint(report);
+    mb.CreateCall(m->getOrInsertFunction("dlm_print_last_error", llvm::FunctionType::get(voidTy(), false)));
+    mb.CreateBr(done);
+    mb.SetInsertPoint(done);
+    mb.CreateRet(status);
+  }
+
+  const Graph &g;
+  const Structure &s;
+  llvm::LLVMContext &ctx;
+  const EmitOptions &options;
+  std::string &error;
+  std::unique_ptr<llvm::Module> m;
+  llvm::IRBuilder<> b;  ///< @dlm_main
+  llvm::IRBuilder<> ib; ///< @dlm_init
+  llvm::Function *mainFn = nullptr, *initFn = nullptr;
+  llvm::BasicBlock *allocaBlock = nullptr, *initFail = nullptr;
+  llvm::PointerType *ptrTy = nullptr;
+  llvm::StructType *valueTy = nullptr;
+  std::vector<std::vector<llvm::AllocaInst *>> slots;
+  std::map<std::string, llvm::Constant *> strings;
+  std::map<std::string, llvm::GlobalVariable *> kernelIds;
+};
+
+} // namespace
+
+std::unique_ptr<llvm::Module> emitModule(const Graph &g, const Structure &s, llvm::LLVMContext &ctx,
+                                         const EmitOptions &options, std::string &error) {
+  return Emitter(g, s, ctx, options, error).run();
+}
+
+} // namespace dlm::codegen

@@ -1,0 +1,38 @@
+//===- compiler/codegen/Emitter.h - Structured graph -> LLVM IR -----------===//
+//
+// Internal to compiler/codegen. Emits one module for a structured graph:
+//   i32 @dlm_init()   kernel ids, attribute objects and constant tensors (run once)
+//   i32 @dlm_main()   the program: calls @dlm_init, then the code; 0 ok, 1 run-time error
+//   i32 @main()       (AOT only) runs @dlm_main and prints the error it reports
+// Calling convention with the runtime and error exits: docs/codegen.md.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DLM_COMPILER_CODEGEN_EMITTER_H
+#define DLM_COMPILER_CODEGEN_EMITTER_H
+
+#include "compiler/codegen/Structure.h"
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace dlm::codegen {
+
+struct EmitOptions {
+  bool withMain = false; ///< also define the C `main` of an AOT executable
+  /// The text of a source line (for the caret of run-time errors), "" when unknown.
+  std::function<std::string(const graph::Location &)> sourceLine;
+};
+
+/// Emits `g` (structured as `s`) into a new module of `ctx`, or returns null and fills
+/// `error` (an internal error: an op or a type codegen does not handle).
+std::unique_ptr<llvm::Module> emitModule(const graph::Graph &g, const Structure &s,
+                                         llvm::LLVMContext &ctx, const EmitOptions &options,
+                                         std::string &error);
+
+} // namespace dlm::codegen
+
+#endif // DLM_COMPILER_CODEGEN_EMITTER_H
