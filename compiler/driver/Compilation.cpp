@@ -4,6 +4,10 @@
 #include "compiler/driver/CrashGuard.h"
 #include "compiler/frontend/ASTDumper.h"
 #include "compiler/frontend/Parser.h"
+#include "compiler/sema/Sema.h"
+#include "compiler/ir/Dlmir.h"
+#include "compiler/ir/DotWriter.h"
+#include "compiler/lower/Lower.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -14,7 +18,7 @@ namespace dlm {
 namespace {
 
 /// The stages this build has, in order. A stage that lands appends itself here.
-constexpr Stage kStages[] = {Stage::Parse};
+constexpr Stage kStages[] = {Stage::Parse, Stage::Sema, Stage::Lower};
 
 /// What the crash banner says a stage was doing.
 const char *stageActivity(Stage stage) {
@@ -60,15 +64,35 @@ bool printAST(Compilation &compilation, llvm::raw_ostream &os) {
   return true;
 }
 
+bool printSSA(Compilation &compilation, llvm::raw_ostream &os) {
+  ssa::PrintOptions options;
+  options.printLocs = compilation.getOptions().printLocs;
+  options.diags = &compilation.getDiagnostics();
+  ssa::print(*compilation.getProgram(), os, options);
+  return true;
+}
+
+bool printGraphIR(Compilation &compilation, llvm::raw_ostream &os) {
+  graph::PrintOptions options;
+  options.printLocs = compilation.getOptions().printLocs;
+  graph::printGraph(*compilation.getGraph(), os, options);
+  return true;
+}
+
+bool printDot(Compilation &compilation, llvm::raw_ostream &os) {
+  graph::writeDot(*compilation.getGraph(), os);
+  return true;
+}
+
 const EmitKindInfo kEmitKinds[] = {
     {EmitKind::Tokens, "tokens", "the token stream (with INDENT/DEDENT)", Stage::Lex, printTokens},
     {EmitKind::AST, "ast", "the abstract syntax tree with source ranges", Stage::Parse, printAST},
-    {EmitKind::SSA, "ssa", "typed structured SSA (names, types, shapes)", Stage::Sema, nullptr},
-    {EmitKind::Graph, "graph", "the dataflow graph IR", Stage::Lower, nullptr},
+    {EmitKind::SSA, "ssa", "typed structured SSA (names, types, shapes)", Stage::Sema, printSSA},
+    {EmitKind::Graph, "graph", "the dataflow graph IR", Stage::Lower, printGraphIR},
     {EmitKind::Grad, "grad", "the graph after differentiation", Stage::Autodiff, nullptr},
     {EmitKind::Opt, "opt", "the graph after optimisation", Stage::Opt, nullptr},
     {EmitKind::LLVM, "llvm", "the generated LLVM IR", Stage::Codegen, nullptr},
-    {EmitKind::Dot, "dot", "the optimised graph as Graphviz dot", Stage::Opt, nullptr},
+    {EmitKind::Dot, "dot", "the optimised graph as Graphviz dot", Stage::Opt, printDot},
 };
 
 } // namespace
@@ -130,8 +154,25 @@ bool Compilation::run(llvm::raw_ostream &os) {
 bool Compilation::runStage(Stage stage) {
   switch (stage) {
   case Stage::Parse: return runParse();
+  case Stage::Sema: return runSema();
+  case Stage::Lower: return runLower();
   default: return true; // not in this build (kStages does not list it)
   }
+}
+
+bool Compilation::runSema() {
+  SemaOptions semaOptions;
+  semaOptions.stdlibDir = findStdlibDir(nullptr);
+  semaOptions.parseFile = [this](llvm::StringRef path, llvm::SMRange importLoc) {
+    return parseFile(diag, path, importLoc);
+  };
+  program = analyze(*module, diag, semaOptions);
+  return program != nullptr;
+}
+
+bool Compilation::runLower() {
+  graphIR = lower::lowerToGraph(*program, diag);
+  return graphIR.has_value();
 }
 
 bool Compilation::runParse() {

@@ -14,12 +14,15 @@
 
 #include "compiler/frontend/AST.h"
 #include "compiler/frontend/Diagnostics.h"
+#include "compiler/ir/Graph.h"
+#include "compiler/sema/SSA.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace dlm {
@@ -37,6 +40,7 @@ struct CompilerOptions {
   unsigned optLevel = 2;          ///< -O0 .. -O3
   bool printAfterAll = false;     ///< print each stage's result to stderr after it runs
   bool verifyDiagnostics = false; ///< compare diagnostics with expected-* comments
+  bool printLocs = false;         ///< --print-locs: source locations in printed IR
   ColorMode color = ColorMode::Auto;
   bool debugCrash = false;        ///< hidden: crash on purpose (tests the crash banner)
 };
@@ -76,12 +80,18 @@ public:
   unsigned getMainBuffer() const { return mainBuffer; }
   /// The AST of the input (after the parse stage).
   Module *getModule() const { return module.get(); }
+  /// The typed SSA of the program (after the sema stage).
+  ssa::Program *getProgram() const { return program.get(); }
+  /// The dataflow graph (after the lower stage; later stages transform it in place).
+  graph::Graph *getGraph() { return graphIR ? &*graphIR : nullptr; }
   /// Whether the stage ran in this compilation and succeeded.
   bool hasRun(Stage stage) const { return stage <= lastStage && ranAny; }
 
 private:
   bool runStage(Stage stage);
   bool runParse();
+  bool runSema();
+  bool runLower();
 
   CompilerOptions options;
   DiagnosticEngine &diag;
@@ -89,6 +99,8 @@ private:
   Stage lastStage = Stage::Lex;
   bool ranAny = false;
   std::unique_ptr<Module> module;
+  std::unique_ptr<ssa::Program> program;
+  std::optional<graph::Graph> graphIR;
 };
 
 } // namespace dlm

@@ -20,6 +20,10 @@ OptionStatus parseCommonOption(llvm::StringRef arg, CompilerOptions &options, st
     options.printAfterAll = true;
     return OptionStatus::Consumed;
   }
+  if (arg == "--print-locs") {
+    options.printLocs = true;
+    return OptionStatus::Consumed;
+  }
   if (arg == "--verify-diagnostics") {
     options.verifyDiagnostics = true;
     return OptionStatus::Consumed;
@@ -51,6 +55,7 @@ OptionStatus parseCommonOption(llvm::StringRef arg, CompilerOptions &options, st
 void printCommonOptionsHelp(llvm::raw_ostream &os) {
   os << "  -O0 .. -O3              optimisation level (default -O2)\n"
      << "  --print-after-all       print each stage's result to stderr after it runs\n"
+     << "  --print-locs            print source locations in --emit=ssa output\n"
      << "  --verify-diagnostics    check diagnostics against '# expected-error {{...}}'\n"
      << "                          comments in the source instead of printing them\n"
      << "  --color=auto|always|never  colour diagnostics (auto: on a terminal without\n"

@@ -7,23 +7,16 @@
 #include "compiler/ir/OpRegistry.h"
 
 #include <cassert>
-#include <cstdio>
+#include <charconv>
 
 namespace dlm {
 
 namespace {
 std::string floatStr(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  std::string s = buf;
-  // Keep the shortest form that reads back exactly, and always mark it as a float.
-  for (int prec = 1; prec < 17; ++prec) {
-    std::snprintf(buf, sizeof buf, "%.*g", prec, v);
-    if (std::strtod(buf, nullptr) == v) {
-      s = buf;
-      break;
-    }
-  }
+  // The shortest text that reads back exactly (std::to_chars), always marked as a float.
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  std::string s(buf, ec == std::errc() ? end : buf);
   if (s.find_first_of(".eEn") == std::string::npos)
     s += ".0";
   return s;

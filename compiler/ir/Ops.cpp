@@ -311,7 +311,13 @@ Type inferReshape(InferContext &ctx) {
                         std::to_string(*pin) + " is not a multiple of " + std::to_string(*prest));
       target[inferAt] = Dim::fixed(*pin / *prest);
     } else {
-      target[inferAt] = ctx.dims.fresh();
+      // One run-time dim left over whose static companions match the target's exactly
+      // ([B, 28, 28] -> [-1, 784]): the -1 is that dim.
+      Shape syms, statics;
+      for (const Dim &d : in)
+        (d.isStatic() ? statics : syms).push_back(d);
+      bool same = syms.size() == 1 && prest && staticProduct(statics) == *prest;
+      target[inferAt] = same ? syms[0] : ctx.dims.fresh();
     }
   } else if (pin && prest && *pin != *prest) {
     return ctx.fail("cannot reshape " + desc + " to " + shapeStr(target) + " (" +

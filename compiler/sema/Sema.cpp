@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/sema/SemaImpl.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
@@ -260,10 +261,13 @@ Operand Sema::emitOp(const std::string &opName, std::vector<Operand> operands, A
   if (!why.empty()) {
     bool atOperand = culprit >= 0 && size_t(culprit) < operands.size() && operands[culprit].expr;
     error(atOperand ? operands[culprit].expr->getRange() : loc, why);
-    std::vector<const Expr *> exprs;
-    for (const Operand &o : operands)
-      exprs.push_back(o.expr);
-    noteDefinitions(exprs);
+    // Where the operands of a failed combination (a + b, a @ b) came from.
+    if (culprit < 0 && operands.size() >= 2) {
+      std::vector<const Expr *> exprs;
+      for (const Operand &o : operands)
+        exprs.push_back(o.expr);
+      noteDefinitions(exprs);
+    }
     return poison();
   }
   std::vector<Value *> values;
@@ -531,6 +535,7 @@ Function *Sema::specialise(std::shared_ptr<const FnCallable> fn, const std::vect
   active.push_back(def);
 
   std::map<std::string, Dim> syms;
+  bool badArgument = false;
   const auto &params = def->getParams();
   for (size_t i = 0; i < params.size(); ++i) {
     const Param *p = params[i];
@@ -562,6 +567,7 @@ Function *Sema::specialise(std::shared_ptr<const FnCallable> fn, const std::vect
     }
     std::string why;
     if (p->getAnnotation() && !checkAnnotation(p->getAnnotation(), arg.type, syms, why)) {
+      badArgument = true;
       error(given[i] && arg.expr ? arg.expr->getRange() : callLoc,
             "argument '" + pname + "' of '" + fn->qualifiedName + "' does not match its annotation " +
                 annotationStr(p->getAnnotation()) + ": " + why);
@@ -570,6 +576,14 @@ Function *Sema::specialise(std::shared_ptr<const FnCallable> fn, const std::vect
     env[pname] = b;
   }
 
+  // With an argument that contradicts its annotation the body would only repeat the error.
+  if (badArgument) {
+    f.resultType = Type::error();
+    emit(OpKind::Return, def->getNameRange());
+    active.pop_back();
+    specialisations[key] = &f;
+    return &f;
+  }
   analyseBody(def->getBody());
 
   auto ret = env.find("$ret");
@@ -871,6 +885,35 @@ Value *Sema::notExitFlags(llvm::SMRange loc) {
   return emitOp("logical_not", {any}, {}, loc).value;
 }
 
+void Sema::knowNotExited() {
+  for (const char *f : {"$ret", "$brk", "$cont"}) {
+    auto it = env.find(f);
+    if (it == env.end())
+      continue;
+    it->second.value = nullptr;
+    it->second.flag = 0;
+  }
+}
+
+void Sema::knowExited() {
+  // On the skipping side of a guard some flag is set; when only one flag can be, it is that one
+  // (so a function whose loops may return and that returns after them returns on every path).
+  const char *only = nullptr;
+  for (const char *f : {"$ret", "$brk", "$cont"}) {
+    auto it = env.find(f);
+    if (it == env.end() || (!it->second.value && it->second.flag != 1))
+      continue;
+    if (only)
+      return;
+    only = f;
+  }
+  if (!only)
+    return;
+  Binding &b = env[only];
+  b.value = nullptr;
+  b.flag = 1;
+}
+
 void Sema::analyseBody(const Body &stmts, size_t from) {
   for (size_t i = from; i < stmts.size(); ++i) {
     if (exitCertain())
@@ -881,7 +924,10 @@ void Sema::analyseBody(const Body &stmts, size_t from) {
     // Some path has left: the rest runs only on the paths that have not.
     llvm::SMRange loc = stmts[i + 1]->getRange();
     Value *go = notExitFlags(loc);
-    emitIf(go, loc, [&] { analyseBody(stmts, i + 1); }, [] {});
+    emitIf(go, loc, [&] {
+      knowNotExited();
+      analyseBody(stmts, i + 1);
+    }, [&] { knowExited(); });
     return;
   }
 }
@@ -1142,7 +1188,9 @@ void Sema::emitIf(Value *cond, llvm::SMRange loc, const std::function<void()> &t
     cur = parent;
     Binding r;
     r.type = u.type;
-    r.defLoc = loc;
+    // A return value joined with "not returned yet" keeps the location of its return.
+    auto isUndef = [](const Binding &b) { return b.value && b.value->def && b.value->def->kind == OpKind::Undef; };
+    r.defLoc = isUndef(be) ? bt.defLoc : isUndef(bt) ? be.defLoc : loc;
     results.push_back({n, r});
   }
   cur = thenBlock;
@@ -1239,6 +1287,45 @@ void Sema::checkUncalled() {
   }
 }
 
+/// Collects every value some op uses, in `b` and the regions below it.
+static void collectUses(const Block &b, llvm::DenseSet<const Value *> &used) {
+  for (const auto &op : b.ops) {
+    for (const Value *v : op->operands)
+      used.insert(v);
+    for (const auto &r : op->regions)
+      collectUses(*r->block, used);
+  }
+}
+
+static bool eraseUnused(Block &b, const llvm::DenseSet<const Value *> &used) {
+  bool changed = false;
+  auto dead = [&](const std::unique_ptr<Operation> &op) {
+    bool pure = op->kind == OpKind::Tuple || op->kind == OpKind::Get || op->kind == OpKind::Dim ||
+                op->kind == OpKind::Undef || (op->info && op->info->name == "const");
+    return pure && std::none_of(op->results.begin(), op->results.end(),
+                                [&](const auto &r) { return used.contains(r.get()); });
+  };
+  size_t before = b.ops.size();
+  b.ops.erase(std::remove_if(b.ops.begin(), b.ops.end(), dead), b.ops.end());
+  changed = b.ops.size() != before;
+  for (auto &op : b.ops)
+    for (auto &r : op->regions)
+      changed |= eraseUnused(*r->block, used);
+  return changed;
+}
+
+void removeUnusedConstants(ssa::Program &program) {
+  // Literals that only became attributes (axes, shapes) and tuples that were only unpacked
+  // leave dead constants and tuple ops behind; removing them keeps the printed SSA readable.
+  for (auto &f : program.functions) {
+    for (bool changed = true; changed;) {
+      llvm::DenseSet<const Value *> used;
+      collectUses(f->entry(), used);
+      changed = eraseUnused(f->entry(), used);
+    }
+  }
+}
+
 } // namespace sema
 
 //===----------------------------------------------------------------------===//
@@ -1248,8 +1335,9 @@ void Sema::checkUncalled() {
 std::string findStdlibDir(const char *argv0) {
   if (const char *e = std::getenv("DLM_STDLIB"); e && *e)
     return e;
-  if (argv0) {
-    std::string exe = llvm::sys::fs::getMainExecutable(argv0, (void *)&findStdlibDir);
+  {
+    std::string exe =
+        llvm::sys::fs::getMainExecutable(argv0 ? argv0 : "", (void *)&findStdlibDir);
     llvm::SmallString<256> p(llvm::sys::path::parent_path(exe));
     llvm::sys::path::append(p, "..", "..", "stdlib");
     if (llvm::sys::fs::is_directory(p))
@@ -1298,6 +1386,7 @@ std::unique_ptr<ssa::Program> Sema::run(Module &mainModule) {
   emit(OpKind::Return, mainModule.getRange());
   checkUncalled();
   popDiagBuffer(true);
+  removeUnusedConstants(*program);
   if (diags.getNumErrors() != errorsBefore)
     return nullptr;
   std::string problem = ssa::verify(*program);

@@ -383,7 +383,17 @@ Operand Sema::call(const CallExpr &e) {
     callee = expr(*e.getCallee());
   }
   bool argError = false;
+  // tensor([[1.0, 2.0], ...]) reads its list literal itself; a list is no value anywhere else.
+  auto b = std::dynamic_pointer_cast<const BuiltinCallable>(callee.callee);
+  bool literal = b && b->name == "tensor";
   for (const Expr *a : e.getArgs()) {
+    if (literal && llvm::isa<ListExpr>(a)) {
+      Operand list;
+      list.expr = a;
+      list.type = Type::none();
+      args.positional.push_back(list);
+      continue;
+    }
     args.positional.push_back(expr(*a));
     argError |= args.positional.back().isError();
   }

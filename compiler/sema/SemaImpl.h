@@ -170,6 +170,11 @@ public:
   bool exitPossible() const;
   Value *notExitFlags(llvm::SMRange loc);
   bool checkCondition(const Operand &c, const char *what);
+  /// In the branch of a guard taken when some exit flag is set: pins that flag when it is the
+  /// only one that can be.
+  void knowExited();
+  /// In the branch of a guard taken when no exit flag is set: pins them all to false.
+  void knowNotExited();
 
   // --- expressions (SemaExpr.cpp) ---
   Operand expr(const Expr &e);
@@ -269,6 +274,9 @@ public:
   std::vector<std::vector<PendingDiag>> diagStack;
   std::set<std::pair<const char *, std::string>> reported;
 };
+
+/// Removes pure structural ops (const, tuple, get, dim, undef) whose results are unused.
+void removeUnusedConstants(ssa::Program &program);
 
 /// Arguments fixed at compile time — functions, modules, dtypes, none, and int/bool/str
 /// constants: part of the specialisation key, never block arguments.

@@ -173,6 +173,10 @@ void Sema::analyseLoop(const LoopSpec &spec) {
     }
     Block *body = op->addRegion().block.get();
     cur = body;
+    // The body only runs while no exit flag is set (the condition tests them).
+    for (const char *f : {"$brk", "$ret"})
+      if (spec.kind == OpKind::While && env.count(f) && std::count(headerNames.begin(), headerNames.end(), f))
+        env[f] = falseFlag;
     if (spec.bindTarget)
       spec.bindTarget(spec.kind == OpKind::For ? op->carried[0].get() : nullptr);
     ++loopDepth;
@@ -313,7 +317,10 @@ void Sema::analyseTupleFor(const ForStmt &s, const Operand &tuple, size_t from) 
       continue;
     // A break (or return) may have happened: later copies run only if it did not.
     Value *go = notExitFlags(s.getRange());
-    emitIf(go, s.getRange(), [&] { analyseTupleFor(s, tuple, i + 1); }, [] {});
+    emitIf(go, s.getRange(), [&] {
+      knowNotExited();
+      analyseTupleFor(s, tuple, i + 1);
+    }, [&] { knowExited(); });
     return;
   }
 }

@@ -123,6 +123,10 @@ TEST(OpRegistry, Reshape) {
   Attrs sym{{"shape", Shape{Dim::symbol("B"), Dim::fixed(28), Dim::fixed(28)}}};
   EXPECT_EQ(run("reshape", {f32({Dim::symbol("B"), Dim::fixed(784)})}, sym).type.str(),
             "f32[B, 28, 28]");
+  Attrs flat{{"shape", Shape{inferDim(), Dim::fixed(784)}}};
+  EXPECT_EQ(run("reshape", {f32({Dim::symbol("B"), Dim::fixed(28), Dim::fixed(28)})}, flat)
+                .type.str(),
+            "f32[B, 784]");
 }
 
 TEST(OpRegistry, ShapeOps) {

@@ -1,0 +1,4 @@
+import ./cycle_b
+
+def f(x):
+    return x
