@@ -5,7 +5,7 @@ usage: update_checks.py BUILD_DIR TEST.dlm...
 
 Runs `dlmc --emit=ssa` on each test, drops its old CHECK lines and appends new ones: a
 CHECK-LABEL per function, values captured as %[[Vn:[0-9]+]] at their definition and matched as
-%[[Vn]] afterwards, fresh symbolic dims matched as ?{{[0-9]+}}. Read the diff and trim it like
+%[[Vn]] afterwards, fresh symbolic dims likewise (?[[Dn:[0-9]+]], then ?[[Dn]]). Read the diff and trim it like
 code: keep the lines the test is about.
 """
 import os
@@ -14,20 +14,28 @@ import subprocess
 import sys
 
 def checks(output):
-    out, names = [], {}
+    out, names, dims = [], {}, set()
     for line in output.rstrip('\n').split('\n'):
         if not line.strip():
             continue
         if line.startswith('func @'):
-            names = {}
+            names, dims = {}, set()
         def value(m):
             n = m.group(1)
             if n in names:
                 return '%[[' + names[n] + ']]'
             names[n] = 'V' + n
             return '%[[' + names[n] + ':[0-9]+]]'
-        text = re.sub(r'%(\d+)', value, line)
-        text = re.sub(r'\?\d+', '?{{[0-9]+}}', text)
+        def dim(m):
+            n = 'D' + m.group(1)
+            if n in dims:
+                return '?[[' + n + ']]'
+            dims.add(n)
+            return '?[[' + n + ':[0-9]+]]'
+        # Literal [[ and ]] (nested shape lists) would read as FileCheck variables.
+        text = line.replace('[[', '{{\\[\\[}}').replace(']]', '{{\\]\\]}}')
+        text = re.sub(r'%(\d+)', value, text)
+        text = re.sub(r'\?(\d+)', dim, text)
         if line.startswith('func @'):
             # A label may not define variables: the parameters go on a CHECK-SAME line.
             head, rest = text.split('(', 1)

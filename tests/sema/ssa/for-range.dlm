@@ -28,8 +28,8 @@ print(acc, rows, total)
 # CHECK-NEXT:   %[[V9:[0-9]+]] = const {value = 1} : int
 # CHECK-NEXT:   %[[V10:[0-9]+]] = const {value = 5} : int
 # CHECK-NEXT:   %[[V11:[0-9]+]] = const {value = 2} : int
-# CHECK-NEXT:   %[[V12:[0-9]+]] = for %[[V13:[0-9]+]] = %[[V9]] to %[[V10]] step %[[V11]] iter (%[[V14:[0-9]+]] = %[[V8]]) : f32[?{{[0-9]+}}, 3] {
-# CHECK-NEXT:     %[[V15:[0-9]+]] = concat %[[V14]], %[[V4]] {axis = 0} : f32[?{{[0-9]+}}, 3]
+# CHECK-NEXT:   %[[V12:[0-9]+]] = for %[[V13:[0-9]+]] = %[[V9]] to %[[V10]] step %[[V11]] iter (%[[V14:[0-9]+]] = %[[V8]]) : f32[?[[D1:[0-9]+]], 3] {
+# CHECK-NEXT:     %[[V15:[0-9]+]] = concat %[[V14]], %[[V4]] {axis = 0} : f32[?[[D2:[0-9]+]], 3]
 # CHECK-NEXT:     yield %[[V15]]
 # CHECK-NEXT:   }
 # CHECK-NEXT:   %[[V16:[0-9]+]] = dim %[[V12]] {axis = 0} : int

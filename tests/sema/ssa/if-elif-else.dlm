@@ -20,22 +20,22 @@ z = pick(zeros(3))
 # CHECK-LABEL: func @main(
 # CHECK-SAME: ) -> none {
 # CHECK-NEXT:   %[[V0:[0-9]+]] = zeros {dtype = f32, shape = [3]} : f32[3]
-# CHECK-NEXT:   %[[V1:[0-9]+]] = call @pick(%[[V0]]) : f32[?{{[0-9]+}}]
+# CHECK-NEXT:   %[[V1:[0-9]+]] = call @pick(%[[V0]]) : f32[?[[D3:[0-9]+]]]
 # CHECK-NEXT:   return
 # CHECK-NEXT: }
 # CHECK-LABEL: func @pick(
-# CHECK-SAME: %[[V0:[0-9]+]]: f32[3]) -> f32[?{{[0-9]+}}] {
+# CHECK-SAME: %[[V0:[0-9]+]]: f32[3]) -> f32[?[[D3:[0-9]+]]] {
 # CHECK-NEXT:   %[[V1:[0-9]+]] = argmax %[[V0]] {keepdims = false} : i64[]
 # CHECK-NEXT:   %[[V2:[0-9]+]] = const {value = 2} : int
 # CHECK-NEXT:   %[[V3:[0-9]+]] = gt %[[V1]], %[[V2]] : bool[]
-# CHECK-NEXT:   %[[V4:[0-9]+]] = if %[[V3]] : f32[?{{[0-9]+}}] {
+# CHECK-NEXT:   %[[V4:[0-9]+]] = if %[[V3]] : f32[?[[D3]]] {
 # CHECK-NEXT:     %[[V5:[0-9]+]] = const {value = 2.0} : float
 # CHECK-NEXT:     %[[V6:[0-9]+]] = mul %[[V0]], %[[V5]] : f32[3]
 # CHECK-NEXT:     yield %[[V6]]
 # CHECK-NEXT:   } else {
 # CHECK-NEXT:     %[[V7:[0-9]+]] = const {value = 1} : int
 # CHECK-NEXT:     %[[V8:[0-9]+]] = gt %[[V1]], %[[V7]] : bool[]
-# CHECK-NEXT:     %[[V9:[0-9]+]] = if %[[V8]] : f32[?{{[0-9]+}}] {
+# CHECK-NEXT:     %[[V9:[0-9]+]] = if %[[V8]] : f32[?[[D2:[0-9]+]]] {
 # CHECK-NEXT:       %[[V10:[0-9]+]] = const {value = 1.0} : float
 # CHECK-NEXT:       %[[V11:[0-9]+]] = add %[[V0]], %[[V10]] : f32[3]
 # CHECK-NEXT:       yield %[[V11]]
@@ -43,7 +43,7 @@ z = pick(zeros(3))
 # CHECK-NEXT:       %[[V12:[0-9]+]] = sum %[[V0]] {axes = [], keepdims = false} : f32[]
 # CHECK-NEXT:       %[[V13:[0-9]+]] = const {value = 0.0} : float
 # CHECK-NEXT:       %[[V14:[0-9]+]] = gt %[[V12]], %[[V13]] : bool[]
-# CHECK-NEXT:       %[[V15:[0-9]+]] = if %[[V14]] : f32[?{{[0-9]+}}] {
+# CHECK-NEXT:       %[[V15:[0-9]+]] = if %[[V14]] : f32[?[[D1:[0-9]+]]] {
 # CHECK-NEXT:         yield %[[V0]]
 # CHECK-NEXT:       } else {
 # CHECK-NEXT:         %[[V16:[0-9]+]] = concat %[[V0]], %[[V0]] {axis = 0} : f32[6]
