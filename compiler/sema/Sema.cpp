@@ -1265,6 +1265,10 @@ static std::optional<Type> annotatedType(const TypeExpr *ann) {
 }
 
 void Sema::checkUncalled() {
+  // A def nobody calls is still checked. Parameters whose annotations fix a type get it; the
+  // others are poisoned, which silences everything that depends on them but still reports the
+  // rest (undefined names, misused built-ins, shapes of what the body creates itself). Only a
+  // def checked at fully known types stays in the program.
   ModuleInfo *mainInfo = modules.front().get();
   for (auto &[n, def] : mainInfo->functions) {
     if (specialisedDefs.count(def))
@@ -1273,17 +1277,18 @@ void Sema::checkUncalled() {
     bool complete = true;
     for (const Param *p : def->getParams()) {
       std::optional<Type> t = p->getAnnotation() ? annotatedType(p->getAnnotation()) : std::nullopt;
-      if (!t) {
-        complete = false;
-        break;
-      }
+      complete &= t.has_value();
       Operand o;
-      o.type = *t;
+      o.type = t.value_or(Type::error());
       args.push_back(o);
     }
-    if (complete)
-      specialise(mainInfo->callables[n], args, std::vector<bool>(args.size(), true),
-                 def->getNameRange());
+    Function *f = specialise(mainInfo->callables[n], args, std::vector<bool>(args.size(), true),
+                             def->getNameRange());
+    if (complete || !f)
+      continue;
+    auto &fns = program->functions;
+    fns.erase(std::remove_if(fns.begin(), fns.end(), [&](const auto &g) { return g.get() == f; }),
+              fns.end());
   }
 }
 
