@@ -50,7 +50,7 @@ const Binding *Sema::lookup(llvm::StringRef n, llvm::SMRange loc, bool report) {
     if (!report)
       return nullptr;
     if (auto p = partialNames.find(key); p != partialNames.end()) {
-      error(loc, "'" + key + "' is not defined on every path here (" + p->second + ")");
+      error(loc, "'" + key + "' is not defined here: " + p->second);
       return nullptr;
     }
     std::string guess = closestName(n, visibleNames());

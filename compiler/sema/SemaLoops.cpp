@@ -263,9 +263,27 @@ void Sema::analyseLoop(const LoopSpec &spec) {
         b.value = nullptr;
       env[n] = b;
     }
-    for (const std::string &n : assigned)
-      if (!outer.count(n) && !spec.targets.count(n))
+    for (const std::string &n : assigned) {
+      auto before = outer.find(n);
+      if (spec.targets.count(n)) {
+        continue;
+      } else if (before == outer.end()) {
         partialNames[n] = "it is only assigned inside the loop";
+      } else if (isCompileTime(before->second)) {
+        auto after = endEnv.find(n);
+        if (after != endEnv.end() && (after->second.type != before->second.type ||
+                                      after->second.module != before->second.module ||
+                                      after->second.dtype != before->second.dtype))
+          error(after->second.defLoc, "unsupported construct: '" + n +
+                                          "' is a function, module or dtype and cannot change "
+                                          "inside a loop");
+      }
+    }
+    // Like the counter of a C loop, the loop variable does not outlive its loop.
+    for (const std::string &n : spec.targets) {
+      env.erase(n);
+      partialNames[n] = "it is the variable of a for loop and not visible after it";
+    }
     for (const std::string &n : spec.extraCarried)
       env.erase(n);
     popDiagBuffer(true);

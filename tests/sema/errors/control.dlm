@@ -51,3 +51,10 @@ def nested():
     return 2
 
 k = nested()
+
+for q in range(2):
+    pass
+print(q)  # expected-error {{'q' is not defined here: it is the variable of a for loop and not visible after it}}
+act = relu
+for q in range(2):
+    act = tanh  # expected-error {{unsupported construct: 'act' is a function, module or dtype and cannot change inside a loop}}

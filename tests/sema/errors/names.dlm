@@ -11,7 +11,7 @@ print(zzzq)  # expected-error {{undefined name 'zzzq'}}
 x = zeros(3)
 if sum(x) > 0.0:
     y = x
-print(y)  # expected-error {{'y' is not defined on every path here (it is only assigned in the then-branch)}}
+print(y)  # expected-error {{'y' is not defined here: it is only assigned in the then-branch}}
 
 def uses_global(a):
     return a + count  # expected-error {{undefined name 'count'}}
