@@ -26,6 +26,8 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/exec/Executor.h"
 
+#include "runtime/Threads.h"
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -646,6 +648,9 @@ RunResult runGraph(const ExecGraph &graph, const RunOptions &options) {
     r.status = Status::error("internal error: running a graph that is not finalized");
     return r;
   }
+  // Up to `threads` kernels may run at once: OpenBLAS gets cores / threads (runtime/Threads.h).
+  int threads = options.numThreads > 0 ? options.numThreads : ThreadPool::defaultThreadCount();
+  ScopedInterOpThreads interOp(threads);
   auto state = std::make_shared<RunState>(graph, options);
   return state->run();
 }

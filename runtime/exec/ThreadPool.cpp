@@ -1,7 +1,7 @@
 //===- runtime/exec/ThreadPool.cpp - Worker threads ------------------------===//
 #include "runtime/exec/ThreadPool.h"
 
-#include <cstdlib>
+#include "runtime/Threads.h"
 
 namespace dlm::rt {
 
@@ -42,14 +42,7 @@ void ThreadPool::workerLoop() {
   }
 }
 
-int ThreadPool::defaultThreadCount() {
-  if (const char *env = std::getenv("DLM_NUM_THREADS")) {
-    int n = std::atoi(env);
-    if (n >= 1) return n;
-  }
-  unsigned cores = std::thread::hardware_concurrency();
-  return cores == 0 ? 2 : (int)cores;
-}
+int ThreadPool::defaultThreadCount() { return computeCores(); }
 
 ThreadPool &ThreadPool::shared() {
   // Leaked on purpose: joining workers from a static destructor at exit would race with other

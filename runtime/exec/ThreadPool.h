@@ -4,10 +4,10 @@
 // it; a run's calling thread always works too, so a run makes progress even when every worker is
 // busy (for example inside a nested run), and the pool never needs to grow.
 //
-// Sizing (docs/executor.md, docs/runtime.md): the shared pool has one worker fewer than the
-// machine has cores (at least one), because the thread that calls Executor::run is the last
-// worker. Kernels that multithread internally (OpenBLAS GEMM) must follow the runtime's BLAS
-// thread policy so the two levels of parallelism do not oversubscribe the cores.
+// Sizing (docs/executor.md, docs/runtime.md "Threads"): the shared pool has one worker fewer
+// than the runtime's core count (at least one), because the thread that calls runGraph is the
+// last worker; a run declares its thread count to the runtime (ScopedInterOpThreads) so that
+// OpenBLAS's own threads and the executor's never oversubscribe the cores.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DLM_RUNTIME_EXEC_THREADPOOL_H
@@ -35,10 +35,10 @@ public:
   void schedule(std::function<void()> task);
   int size() const { return (int)workers.size(); }
 
-  /// The process-wide pool: cores - 1 workers (at least one); `DLM_NUM_THREADS` overrides the
-  /// total thread count (workers + the calling thread).
+  /// The process-wide pool: defaultThreadCount() - 1 workers (at least one).
   static ThreadPool &shared();
-  /// Total threads a run on the shared pool uses: its workers plus the calling thread.
+  /// Threads a run uses by default, its calling thread included: the runtime's core count
+  /// (rt::computeCores(): $DLM_NUM_THREADS, else the hardware concurrency).
   static int defaultThreadCount();
 
 private:
