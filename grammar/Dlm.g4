@@ -30,7 +30,7 @@ smallStmt
   | BREAK                                               # breakStmt
   | CONTINUE                                            # continueStmt
   | ASSERT test (COMMA test)?                           # assertStmt
-  | testList (augOp testList | ASSIGN testList)?        # exprStmt
+  | testList (augOp testList | (COLON annotation)? ASSIGN testList)?   # exprStmt
   ;
 
 importName : STRING | importPart (SLASH importPart)* ;

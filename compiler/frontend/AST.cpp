@@ -163,6 +163,7 @@ void forEachOfStmt(const Stmt *s, llvm::function_ref<void(const Node *)> fn) {
   }
   case NodeKind::Assign:
     visit(llvm::cast<AssignStmt>(s)->getTarget());
+    visit(llvm::cast<AssignStmt>(s)->getAnnotation());
     return visit(llvm::cast<AssignStmt>(s)->getValue());
   case NodeKind::AugAssign:
     visit(llvm::cast<AugAssignStmt>(s)->getTarget());

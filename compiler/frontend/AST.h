@@ -520,19 +520,23 @@ private:
   Body body;
 };
 
-/// `target = value`. The target is a NameExpr or a TupleExpr whose elements are targets
-/// (nested unpacking `(a, (b, c)) = t`); the parser rejects anything else.
+/// `target = value` or `name: annotation = value`. The target is a NameExpr or a TupleExpr
+/// whose elements are targets (nested unpacking `(a, (b, c)) = t`); the parser rejects
+/// anything else, and an annotated assignment always has a NameExpr target.
 class AssignStmt : public Stmt {
 public:
-  AssignStmt(SourceRange r, Expr *target, Expr *value)
-      : Stmt(NodeKind::Assign, r), target(target), value(value) {}
+  AssignStmt(SourceRange r, Expr *target, Expr *value, TypeExpr *annotation = nullptr)
+      : Stmt(NodeKind::Assign, r), target(target), value(value), annotation(annotation) {}
   Expr *getTarget() const { return target; }
   Expr *getValue() const { return value; }
+  /// The declared type of `x: T = v`; null for a plain assignment.
+  TypeExpr *getAnnotation() const { return annotation; }
   static bool classof(const Node *n) { return n->getKind() == NodeKind::Assign; }
 
 private:
   Expr *target;
   Expr *value;
+  TypeExpr *annotation;
 };
 
 /// `name op= value` for += -= *= /=; the op is the arithmetic BinaryOp (Add, Sub, Mul, Div).

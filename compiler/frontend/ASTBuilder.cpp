@@ -162,8 +162,12 @@ Stmt *ASTBuilder::buildExprStmt(P::ExprStmtContext *ctx) {
     return make<AugAssignStmt>(range, target, binaryOpOf(aug->getStart()->getType()), rangeOf(aug),
                                value);
   }
-  checkTarget(first);
-  return make<AssignStmt>(range, first, value);
+  TypeExpr *annotation = ctx->annotation() ? buildAnnotation(ctx->annotation()) : nullptr;
+  if (annotation && !llvm::isa<NameExpr>(first))
+    error(first->getRange(), "only a single name can be annotated");
+  else
+    checkTarget(first);
+  return make<AssignStmt>(range, first, value, annotation);
 }
 
 bool ASTBuilder::checkTarget(Expr *target) {

@@ -154,6 +154,7 @@ void Dumper::children(const Node *node) {
     return child("default", llvm::cast<Param>(node)->getDefault());
   case NodeKind::Assign:
     child("target", llvm::cast<AssignStmt>(node)->getTarget());
+    child("type", llvm::cast<AssignStmt>(node)->getAnnotation());
     return child("value", llvm::cast<AssignStmt>(node)->getValue());
   case NodeKind::AugAssign:
     child("target", llvm::cast<AugAssignStmt>(node)->getTarget());

@@ -176,14 +176,42 @@ bool DiagnosticEngine::showColors() const {
   return os.has_colors();
 }
 
+namespace {
+
+/// Passes everything to another stream but claims to be a colour terminal: how
+/// ColorMode::Always gets colour out of SourceMgr, which colours only terminals.
+class ForcedColorStream : public llvm::raw_ostream {
+public:
+  explicit ForcedColorStream(llvm::raw_ostream &out) : out(out) {
+    SetUnbuffered();
+    enable_colors(true);
+  }
+  bool has_colors() const override { return true; }
+
+private:
+  void write_impl(const char *data, size_t size) override { out.write(data, size); }
+  uint64_t current_pos() const override { return out.tell(); }
+
+  llvm::raw_ostream &out;
+};
+
+} // namespace
+
 /// Lines longer than this are shown as a window around the caret.
 static constexpr size_t kMaxShownLine = 240;
 static constexpr size_t kWindowBefore = 80;
 
 void DiagnosticEngine::print(const Diagnostic &diag) {
+  if (colorMode != ColorMode::Always)
+    return printTo(os, diag);
+  ForcedColorStream forced(os);
+  printTo(forced, diag);
+}
+
+void DiagnosticEngine::printTo(llvm::raw_ostream &out, const Diagnostic &diag) {
   llvm::SourceMgr::DiagKind kind = toSourceMgrKind(diag.kind);
   if (!diag.range.Start.isValid()) {
-    sourceMgr.PrintMessage(os, llvm::SMDiagnostic(toolName, kind, diag.message), showColors());
+    sourceMgr.PrintMessage(out, llvm::SMDiagnostic(toolName, kind, diag.message), showColors());
     return;
   }
   unsigned buffer = findBuffer(diag.range.Start);
@@ -193,28 +221,29 @@ void DiagnosticEngine::print(const Diagnostic &diag) {
   const char *lineEnd = line < starts.size() ? starts[line] - 1 : bufferEnd;
   llvm::StringRef lineText(starts[line - 1], lineEnd - starts[line - 1]);
   if (lineText.size() > kMaxShownLine || findInvalidUTF8Offset(lineText))
-    return printWindowed(diag, lineText);
+    return printWindowed(out, diag, lineText);
   llvm::SmallVector<llvm::SMRange, 1> ranges;
   if (diag.range.End.isValid() && diag.range.End.getPointer() > diag.range.Start.getPointer())
     ranges.push_back(diag.range);
-  sourceMgr.PrintMessage(os, sourceMgr.GetMessage(diag.range.Start, kind, diag.message, ranges),
+  sourceMgr.PrintMessage(out, sourceMgr.GetMessage(diag.range.Start, kind, diag.message, ranges),
                          showColors());
 }
 
-void DiagnosticEngine::printWindowed(const Diagnostic &diag, llvm::StringRef lineText) {
+void DiagnosticEngine::printWindowed(llvm::raw_ostream &out, const Diagnostic &diag,
+                                     llvm::StringRef lineText) {
   auto [line, column] = getLineAndColumn(diag.range.Start);
   bool colors = showColors();
   llvm::ColorMode mode = colors ? llvm::ColorMode::Enable : llvm::ColorMode::Disable;
   {
-    llvm::WithColor bold(os, llvm::raw_ostream::SAVEDCOLOR, /*Bold=*/true, /*BG=*/false, mode);
-    os << getBufferName(diag.range.Start) << ":" << line << ":" << column << ": ";
+    llvm::WithColor bold(out, llvm::raw_ostream::SAVEDCOLOR, /*Bold=*/true, /*BG=*/false, mode);
+    out << getBufferName(diag.range.Start) << ":" << line << ":" << column << ": ";
   }
   switch (diag.kind) {
-  case DiagKind::Error: llvm::WithColor::error(os, "", !colors); break;
-  case DiagKind::Warning: llvm::WithColor::warning(os, "", !colors); break;
-  case DiagKind::Note: llvm::WithColor::note(os, "", !colors); break;
+  case DiagKind::Error: llvm::WithColor::error(out, "", !colors); break;
+  case DiagKind::Warning: llvm::WithColor::warning(out, "", !colors); break;
+  case DiagKind::Note: llvm::WithColor::note(out, "", !colors); break;
   }
-  llvm::WithColor(os, llvm::raw_ostream::SAVEDCOLOR, /*Bold=*/true, /*BG=*/false, mode)
+  llvm::WithColor(out, llvm::raw_ostream::SAVEDCOLOR, /*Bold=*/true, /*BG=*/false, mode)
       << diag.message << "\n";
   size_t caret = column - 1;
   size_t first = caret > kWindowBefore ? caret - kWindowBefore : 0;
@@ -224,11 +253,11 @@ void DiagnosticEngine::printWindowed(const Diagnostic &diag, llvm::StringRef lin
     shown += (c >= ' ' && c < 0x7f) ? c : (c == '\t' ? ' ' : '?');
   if (first + window.size() < lineText.size())
     shown += "...";
-  os << shown << "\n";
+  out << shown << "\n";
   size_t caretColumn = caret - first + (first ? 3 : 0);
   size_t width = diag.range.End.isValid() ? diag.range.End.getPointer() - diag.range.Start.getPointer() : 1;
   width = std::max<size_t>(1, std::min(width, window.size() - std::min(window.size(), caret - first)));
-  llvm::WithColor(os, llvm::raw_ostream::GREEN, /*Bold=*/true, /*BG=*/false, mode)
+  llvm::WithColor(out, llvm::raw_ostream::GREEN, /*Bold=*/true, /*BG=*/false, mode)
       << std::string(caretColumn, ' ') << "^" << std::string(width - 1, '~') << "\n";
 }
 

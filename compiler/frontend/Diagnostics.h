@@ -128,7 +128,10 @@ public:
 
 private:
   void print(const Diagnostic &diag);
-  void printWindowed(const Diagnostic &diag, llvm::StringRef lineText);
+  void printTo(llvm::raw_ostream &out, const Diagnostic &diag);
+  /// Prints a diagnostic on a line too long (or not UTF-8) for SourceMgr: a window of the
+  /// line around the caret.
+  void printWindowed(llvm::raw_ostream &out, const Diagnostic &diag, llvm::StringRef lineText);
   /// The start of every line of a buffer, computed once per buffer: SourceMgr's own column
   /// computation scans back to the line start, which is quadratic over a long line.
   const std::vector<const char *> &getLineStarts(unsigned buffer) const;

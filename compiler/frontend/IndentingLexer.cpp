@@ -113,12 +113,13 @@ unsigned IndentingLexer::indentationOf(const antlr4::Token &newline) {
         error(newline.getStartIndex() + i, newline.getStartIndex() + i - 1, // caret only
               "tab in indentation (use spaces)");
       tabReported = true;
-      column = (column / 8 + 1) * 8;
       break;
     default: break; // the line break itself
     }
   }
-  return column;
+  // After a tab the intended depth is unknowable; staying in the current block lets the
+  // parser go on without a cascade of indentation errors.
+  return tabReported ? levels.back().column : column;
 }
 
 void IndentingLexer::changeIndentation(unsigned column, size_t contentStart) {

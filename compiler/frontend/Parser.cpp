@@ -118,7 +118,7 @@ std::vector<TokenInfo> tokenize(DiagnosticEngine &diag, unsigned bufferID) {
   ParseSession session(text);
   session.tokens.fill();
   std::vector<TokenInfo> out;
-  const antlr4::dfa::Vocabulary &vocabulary = session.lexer.getVocabulary();
+  const antlr4::dfa::Vocabulary &vocabulary = session.parser.getVocabulary();
   for (antlr4::Token *token : session.tokens.getTokens()) {
     size_t type = token->getType();
     bool synthetic = type == DlmParser::INDENT || type == DlmParser::DEDENT || type == antlr4::Token::EOF;
