@@ -1037,6 +1037,10 @@ void Sema::analyseAssign(const Expr &target, Operand value, llvm::SMRange stmtLo
       error(n->getRange(), "cannot assign to module '" + name + "'");
       return;
     }
+    if (parseDType(name)) {
+      error(n->getRange(), "cannot assign to dtype '" + name + "'");
+      return;
+    }
     Binding b;
     b.value = value.value;
     b.type = value.callee ? Type::function(value.callee) : value.type;

@@ -20,6 +20,7 @@ def uses_global(a):
 z = uses_global(x)
 sum = 4  # expected-error {{cannot assign to built-in 'sum'}}
 nn = 5  # expected-error {{cannot assign to module 'nn'}}
+f64 = 6  # expected-error {{cannot assign to dtype 'f64'}}
 
 def twice(a):
     return a
