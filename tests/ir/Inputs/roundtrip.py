@@ -36,7 +36,27 @@ def check(path, tool):
     return None
 
 
+def check_lowered(path, dlmc, tool):
+    """The graph dlmc lowers a program to prints back unchanged through dlm-opt."""
+    for args in ([], ["--print-locs"]):
+        lowered = run(dlmc, ["--emit=graph"] + args + [str(path)])
+        if lowered.returncode != 0:
+            return None  # a program that does not compile (a diagnostics test)
+        again = run(tool, args + ["-"], lowered.stdout)
+        if again.returncode != 0 or again.stdout != lowered.stdout:
+            return f"{path}: the lowered graph does not round-trip {args}\n{again.stderr}"
+    return None
+
+
 def main():
+    if sys.argv[1] == "--lowered":
+        root, dlmc, tool = pathlib.Path(sys.argv[2]), sys.argv[3], sys.argv[4]
+        files = sorted(root.rglob("*.dlm"))
+        failures = [msg for msg in (check_lowered(f, dlmc, tool) for f in files) if msg]
+        for msg in failures:
+            print(msg)
+        print(f"{len(files)} .dlm files, {len(failures)} failing")
+        return 1 if failures or not files else 0
     root, tool = pathlib.Path(sys.argv[1]), sys.argv[2]
     files = sorted(root.rglob("*.dlmir"))
     if not files:
