@@ -62,6 +62,9 @@ template <typename Fn> Status guard(Fn &&fn) {
     return Status::error("out of memory");
   } catch (const std::length_error &) {
     return Status::error("out of memory (size too large)");
+  } catch (const std::exception &e) {
+    // Nothing may escape into JIT-compiled frames or C callers; a non-rt::Error is a runtime bug.
+    return Status::error(std::string("internal error in the runtime: ") + e.what());
   }
 }
 

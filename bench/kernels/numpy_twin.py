@@ -1,10 +1,14 @@
 """numpy (and, for conv2d, PyTorch) twin of bench/kernels/KernelBench.cpp: same shapes, f32.
 
-Prints one JSON object {benchmark name: seconds per iteration}, names as Google Benchmark
-spells them (BM_Matmul/128/784/256/real_time, ...).
+Prints one JSON object {benchmark name: CPU seconds per iteration} (process CPU time, like
+Google Benchmark's cpu_time when everything runs on one thread), names as Google Benchmark
+spells them (BM_Matmul/128/784/256/real_time, ...). Thread counts come from the environment
+(compare.py sets OPENBLAS_NUM_THREADS=1).
 """
 import json
+import os
 import sys
+import time
 import timeit
 
 import numpy as np
@@ -13,7 +17,7 @@ import numpy as np
 def per_iter(fn, min_time=0.3):
     n = 1
     while True:
-        t = timeit.timeit(fn, number=n)
+        t = timeit.Timer(fn, timer=time.process_time).timeit(number=n)
         if t >= min_time:
             return t / n
         n *= 2
@@ -42,7 +46,7 @@ def main():
         out["BM_Softmax/%d/%d/real_time" % (r, c)] = per_iter(lambda: softmax(x))
     try:
         import torch
-        torch.set_num_threads(2)
+        torch.set_num_threads(int(os.environ.get("OPENBLAS_NUM_THREADS", "2")))
         for n, c, hw, o in [(32, 1, 28, 8), (32, 8, 14, 16)]:
             x, w = torch.from_numpy(f32(n, c, hw, hw)), torch.from_numpy(f32(o, c, 3, 3))
             out["BM_Conv2d/%d/%d/%d/%d/real_time" % (n, c, hw, o)] = per_iter(
