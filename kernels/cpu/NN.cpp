@@ -2,8 +2,8 @@
 //
 // softmax / log_softmax subtract the row maximum before exponentiating (logsumexp), so large
 // logits never overflow; cross_entropy is fused (one pass: row max, log-sum-exp, pick the
-// label) and its gradient is softmax - onehot. conv2d is im2col + one GEMM per image, its
-// gradients the transposed GEMMs plus col2im. Pooling windows are k x k with stride k (floor),
+// label) and its gradient is softmax - onehot. conv2d is im2col + one GEMM per chunk of images
+// (their columns side by side), its gradients the transposed GEMMs plus col2im. Pooling windows are k x k with stride k (floor),
 // like PyTorch's defaults. Layout is NCHW, weights OIHW.
 //
 //===----------------------------------------------------------------------===//
@@ -252,36 +252,48 @@ ConvGeom convGeometry(const Shape &x, const Shape &w, const Attrs &attrs, const 
   return g;
 }
 
-/// col[(c*kh + i)*kw + j][oy*ow + ox] = x[c][oy*s - p + i][ox*s - p + j] (0 outside).
-template <typename T> void im2col(const ConvGeom &g, const T *x, T *col) {
+/// The output columns ox whose input column ox*s - p + j lies inside [0, w): [lo, hi).
+std::pair<int64_t, int64_t> validColumns(const ConvGeom &g, int64_t j) {
+  int64_t lo = std::max<int64_t>(0, (g.pad - j + g.stride - 1) / g.stride);
+  int64_t hi = g.w - 1 + g.pad - j < 0 ? 0 : std::min<int64_t>(g.ow, (g.w - 1 + g.pad - j) / g.stride + 1);
+  return {lo, std::max(lo, hi)};
+}
+
+/// col[(c*kh + i)*kw + j][oy*ow + ox] = x[c][oy*s - p + i][ox*s - p + j] (0 outside); rows of
+/// `col` are `ld` apart, so several images can sit side by side for one GEMM.
+template <typename T> void im2col(const ConvGeom &g, const T *x, T *col, int64_t ld) {
   for (int64_t c = 0; c < g.c; ++c)
     for (int64_t i = 0; i < g.kh; ++i)
       for (int64_t j = 0; j < g.kw; ++j) {
-        T *row = col + ((c * g.kh + i) * g.kw + j) * g.ohw();
+        T *row = col + ((c * g.kh + i) * g.kw + j) * ld;
+        auto [lo, hi] = validColumns(g, j);
         for (int64_t oy = 0; oy < g.oh; ++oy) {
+          T *dst = row + oy * g.ow;
           int64_t y = oy * g.stride - g.pad + i;
-          for (int64_t ox = 0; ox < g.ow; ++ox) {
-            int64_t xx = ox * g.stride - g.pad + j;
-            bool in = y >= 0 && y < g.h && xx >= 0 && xx < g.w;
-            row[oy * g.ow + ox] = in ? x[(c * g.h + y) * g.w + xx] : T(0);
+          if (y < 0 || y >= g.h) {
+            std::fill(dst, dst + g.ow, T(0));
+            continue;
           }
+          int64_t base = (c * g.h + y) * g.w - g.pad + j; // + ox * stride stays inside the row
+          std::fill(dst, dst + lo, T(0));
+          for (int64_t ox = lo; ox < hi; ++ox) dst[ox] = x[base + ox * g.stride];
+          std::fill(dst + hi, dst + g.ow, T(0));
         }
       }
 }
 
 /// The adjoint of im2col: adds every column entry back to its input pixel.
-template <typename T> void col2im(const ConvGeom &g, const T *col, T *x) {
+template <typename T> void col2im(const ConvGeom &g, const T *col, int64_t ld, T *x) {
   for (int64_t c = 0; c < g.c; ++c)
     for (int64_t i = 0; i < g.kh; ++i)
       for (int64_t j = 0; j < g.kw; ++j) {
-        const T *row = col + ((c * g.kh + i) * g.kw + j) * g.ohw();
+        const T *row = col + ((c * g.kh + i) * g.kw + j) * ld;
+        auto [lo, hi] = validColumns(g, j);
         for (int64_t oy = 0; oy < g.oh; ++oy) {
           int64_t y = oy * g.stride - g.pad + i;
           if (y < 0 || y >= g.h) continue;
-          for (int64_t ox = 0; ox < g.ow; ++ox) {
-            int64_t xx = ox * g.stride - g.pad + j;
-            if (xx >= 0 && xx < g.w) x[(c * g.h + y) * g.w + xx] += row[oy * g.ow + ox];
-          }
+          int64_t base = (c * g.h + y) * g.w - g.pad + j;
+          for (int64_t ox = lo; ox < hi; ++ox) x[base + ox * g.stride] += row[oy * g.ow + ox];
         }
       }
 }
@@ -290,6 +302,25 @@ DType convDType(const Tensor &a, const Tensor &b) {
   return floatResultType(promoteTypes(a.dtype(), b.dtype()), false);
 }
 
+/// Images per GEMM: enough for about 2048 output columns (measured: OpenBLAS slows down on
+/// very wide GEMMs with the small M and K of early conv layers), at most 8M column entries.
+int64_t imagesPerChunk(const ConvGeom &g) {
+  int64_t byColumns = 2048 / std::max<int64_t>(1, g.ohw());
+  int64_t byMemory = (int64_t(8) << 20) / std::max<int64_t>(1, g.ckk() * g.ohw());
+  return std::max<int64_t>(1, std::min({g.n, byColumns, byMemory}));
+}
+
+/// [nb, o, ohw] (images of a contiguous NCHW-like tensor) <-> [o, nb * ohw] (one GEMM's layout).
+template <typename T> void imagesToRows(const T *src, T *dst, int64_t nb, int64_t o, int64_t ohw) {
+  for (int64_t b = 0; b < nb; ++b)
+    for (int64_t f = 0; f < o; ++f) std::copy(src + (b * o + f) * ohw, src + (b * o + f + 1) * ohw, dst + (f * nb + b) * ohw);
+}
+template <typename T> void rowsToImages(const T *src, T *dst, int64_t nb, int64_t o, int64_t ohw) {
+  for (int64_t b = 0; b < nb; ++b)
+    for (int64_t f = 0; f < o; ++f) std::copy(src + (f * nb + b) * ohw, src + (f * nb + b + 1) * ohw, dst + (b * o + f) * ohw);
+}
+
+/// conv2d: per chunk of images, im2col side by side, one GEMM [o, ckk] x [ckk, nb * ohw].
 void conv2dKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   expectArity(ins, 2, "conv2d");
   const Tensor &xin = tensorArg(ins, 0, "conv2d"), &win = tensorArg(ins, 1, "conv2d");
@@ -299,18 +330,21 @@ void conv2dKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   Tensor out = Tensor::empty(dt, {g.n, g.o, g.oh, g.ow});
   dispatchDType(dt, [&]<typename T>() {
     if constexpr (std::is_floating_point_v<T>) {
-      std::vector<T> col(g.ckk() * g.ohw());
-      for (int64_t b = 0; b < g.n; ++b) {
-        im2col(g, x.data<T>() + b * g.c * g.h * g.w, col.data());
-        gemm(false, false, g.o, g.ohw(), g.ckk(), w.data<T>(), g.ckk(), col.data(), g.ohw(), T(0),
-             out.data<T>() + b * g.o * g.ohw(), g.ohw());
+      int64_t chunk = imagesPerChunk(g);
+      std::vector<T> col(g.ckk() * chunk * g.ohw()), rows(g.o * chunk * g.ohw());
+      for (int64_t b0 = 0; b0 < g.n; b0 += chunk) {
+        int64_t nb = std::min(chunk, g.n - b0), ld = nb * g.ohw();
+        for (int64_t b = 0; b < nb; ++b)
+          im2col(g, x.data<T>() + (b0 + b) * g.c * g.h * g.w, col.data() + b * g.ohw(), ld);
+        gemm(false, false, g.o, ld, g.ckk(), w.data<T>(), g.ckk(), col.data(), ld, T(0), rows.data(), ld);
+        rowsToImages(rows.data(), out.data<T>() + b0 * g.o * g.ohw(), nb, g.o, g.ohw());
       }
     }
   });
   outs.emplace_back(out);
 }
 
-/// conv2d_grad_input(g, w){stride, padding, input_shape}: col = w^T g, then col2im.
+/// conv2d_grad_input(g, w){stride, padding, input_shape}: col = w^T g per chunk, then col2im.
 void conv2dGradInputKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   expectArity(ins, 2, "conv2d_grad_input");
   const Tensor &gin = tensorArg(ins, 0, "conv2d_grad_input"), &win = tensorArg(ins, 1, "conv2d_grad_input");
@@ -323,18 +357,21 @@ void conv2dGradInputKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   Tensor dx = Tensor::zeros(dt, {g.n, g.c, g.h, g.w});
   dispatchDType(dt, [&]<typename T>() {
     if constexpr (std::is_floating_point_v<T>) {
-      std::vector<T> col(g.ckk() * g.ohw());
-      for (int64_t b = 0; b < g.n; ++b) {
-        gemm(true, false, g.ckk(), g.ohw(), g.o, w.data<T>(), g.ckk(),
-             gr.data<T>() + b * g.o * g.ohw(), g.ohw(), T(0), col.data(), g.ohw());
-        col2im(g, col.data(), dx.data<T>() + b * g.c * g.h * g.w);
+      int64_t chunk = imagesPerChunk(g);
+      std::vector<T> col(g.ckk() * chunk * g.ohw()), rows(g.o * chunk * g.ohw());
+      for (int64_t b0 = 0; b0 < g.n; b0 += chunk) {
+        int64_t nb = std::min(chunk, g.n - b0), ld = nb * g.ohw();
+        imagesToRows(gr.data<T>() + b0 * g.o * g.ohw(), rows.data(), nb, g.o, g.ohw());
+        gemm(true, false, g.ckk(), ld, g.o, w.data<T>(), g.ckk(), rows.data(), ld, T(0), col.data(), ld);
+        for (int64_t b = 0; b < nb; ++b)
+          col2im(g, col.data() + b * g.ohw(), ld, dx.data<T>() + (b0 + b) * g.c * g.h * g.w);
       }
     }
   });
   outs.emplace_back(dx);
 }
 
-/// conv2d_grad_weight(x, g){stride, padding, weight_shape}: dW = sum_b g_b col_b^T.
+/// conv2d_grad_weight(x, g){stride, padding, weight_shape}: dW = sum over chunks of g col^T.
 void conv2dGradWeightKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   expectArity(ins, 2, "conv2d_grad_weight");
   const Tensor &xin = tensorArg(ins, 0, "conv2d_grad_weight"), &gin = tensorArg(ins, 1, "conv2d_grad_weight");
@@ -347,11 +384,14 @@ void conv2dGradWeightKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   Tensor dw = Tensor::zeros(dt, {g.o, g.c, g.kh, g.kw});
   dispatchDType(dt, [&]<typename T>() {
     if constexpr (std::is_floating_point_v<T>) {
-      std::vector<T> col(g.ckk() * g.ohw());
-      for (int64_t b = 0; b < g.n; ++b) {
-        im2col(g, x.data<T>() + b * g.c * g.h * g.w, col.data());
-        gemm(false, true, g.o, g.ckk(), g.ohw(), gr.data<T>() + b * g.o * g.ohw(), g.ohw(),
-             col.data(), g.ohw(), T(1), dw.data<T>(), g.ckk());
+      int64_t chunk = imagesPerChunk(g);
+      std::vector<T> col(g.ckk() * chunk * g.ohw()), rows(g.o * chunk * g.ohw());
+      for (int64_t b0 = 0; b0 < g.n; b0 += chunk) {
+        int64_t nb = std::min(chunk, g.n - b0), ld = nb * g.ohw();
+        for (int64_t b = 0; b < nb; ++b)
+          im2col(g, x.data<T>() + (b0 + b) * g.c * g.h * g.w, col.data() + b * g.ohw(), ld);
+        imagesToRows(gr.data<T>() + b0 * g.o * g.ohw(), rows.data(), nb, g.o, g.ohw());
+        gemm(false, true, g.o, g.ckk(), ld, rows.data(), ld, col.data(), ld, T(1), dw.data<T>(), g.ckk());
       }
     }
   });

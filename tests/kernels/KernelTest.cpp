@@ -693,6 +693,18 @@ TEST(NN, Conv2dForwardAndGradients) {
       EXPECT_NEAR(dotAll(x, dx), base, 1e-3 * std::max(1.0, std::fabs(base)));
       EXPECT_NEAR(dotAll(w, dw), base, 1e-3 * std::max(1.0, std::fabs(base)));
     }
+  // Several GEMM chunks (a few images each) and an odd remainder.
+  Tensor x = randomTensor(DType::F64, {5, 2, 30, 30}), w = randomTensor(DType::F64, {3, 2, 3, 3});
+  Attrs a{{"stride", int64_t(1)}, {"padding", int64_t(1)}};
+  Tensor got = run("conv2d", {x, w}, a), want = conv2dRef(x, w, 1, 1);
+  expectClose(got, want.shape(), [&](const Shape &i) { return want.getF64(i); }, 1e-11, "conv2d chunks");
+  Tensor g = randomTensor(DType::F64, got.shape());
+  Attrs ai = a, aw = a;
+  ai.set("input_shape", x.shape());
+  aw.set("weight_shape", w.shape());
+  double base = dotAll(got, g);
+  EXPECT_NEAR(dotAll(x, run("conv2d_grad_input", {g, w}, ai)), base, 1e-9 * std::fabs(base));
+  EXPECT_NEAR(dotAll(w, run("conv2d_grad_weight", {x, g}, aw)), base, 1e-9 * std::fabs(base));
   std::vector<Value> outs;
   Status s = callKernel("conv2d", {Value(Tensor::zeros(DType::F32, {1, 2, 5, 5})), Value(Tensor::zeros(DType::F32, {3, 4, 3, 3}))}, {}, outs);
   EXPECT_EQ(s.message(), "'conv2d': input has 2 channels but the weight expects 4");
