@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <unistd.h>
 
 namespace {
 
@@ -86,4 +87,36 @@ TEST(CApi, TooFewOutputSlotsIsAnError) {
   dlm_tensor_release(x);
 }
 
+} // namespace
+
+namespace {
+TEST(CApi, StringOperandsAndListAttrs) {
+  char path[] = "/tmp/dlm-capi-XXXXXX";
+  int fd = mkstemp(path);
+  close(fd);
+  int64_t shape[1] = {3};
+  double data[3] = {1, 2, 3};
+  dlm_tensor *t = dlm_tensor_from_data(DLM_F64, 1, shape, data);
+  dlm_value ins[2] = {{nullptr, path}, {t, nullptr}};
+  int32_t nout = -1;
+  ASSERT_EQ(dlm_kernel_call_values(dlm_kernel_id("save"), ins, 2, nullptr, nullptr, 0, &nout), 0)
+      << dlm_last_error();
+  EXPECT_EQ(nout, 0);
+  dlm_attrs *attrs = dlm_attrs_new();
+  int32_t dtypes[1] = {DLM_F64};
+  int64_t ranks[1] = {1}, dims[1] = {3};
+  dlm_attrs_set_dtypes(attrs, "dtypes", dtypes, 1);
+  dlm_attrs_set_shapes(attrs, "shapes", dims, ranks, 1);
+  dlm_tensor *out = nullptr;
+  ASSERT_EQ(dlm_kernel_call_values(dlm_kernel_id("load"), ins, 1, attrs, &out, 1, &nout), 0) << dlm_last_error();
+  EXPECT_EQ(static_cast<const double *>(dlm_tensor_data(out))[2], 3.0);
+  dlm_tensor_release(out);
+  dtypes[0] = DLM_F32;
+  dlm_attrs_set_dtypes(attrs, "dtypes", dtypes, 1);
+  EXPECT_EQ(dlm_kernel_call_values(dlm_kernel_id("load"), ins, 1, attrs, &out, 1, &nout), 1);
+  EXPECT_NE(std::strstr(dlm_last_error(), "the program expects f32"), nullptr) << dlm_last_error();
+  dlm_attrs_free(attrs);
+  dlm_tensor_release(t);
+  unlink(path);
+}
 } // namespace
