@@ -216,6 +216,24 @@ void dlm_attrs_set_shapes(dlm_attrs *a, const char *name, const int64_t *dims,
   a->attrs.set(name, shapes);
 }
 
+void *dlm_tensor_dense_data(const dlm_tensor *t) {
+  Tensor view = Tensor::adopt(impl(t)); // no reference taken: released below without a drop
+  void *data = view.isContiguous() ? view.rawData() : nullptr;
+  (void)view.release();
+  return data;
+}
+
+dlm_tensor *dlm_tensor_output_like(dlm_tensor *donor, int32_t dtype, const dlm_tensor *like) {
+  const TensorImpl *l = impl(like);
+  if (donor) {
+    TensorImpl *d = impl(donor);
+    if (d->refs.load(std::memory_order_acquire) == 1 && d->buffer->useCount() == 1 &&
+        (int32_t)d->dtype == dtype && d->shape == l->shape && dlm_tensor_dense_data(donor))
+      return donor;
+  }
+  return dlm_tensor_empty(dtype, (int32_t)l->shape.size(), l->shape.data());
+}
+
 void dlm_set_error(const char *message) { lastError = message ? message : ""; }
 
 void dlm_set_error_location(const char *file, int32_t line, int32_t col, const char *sourceLine) {

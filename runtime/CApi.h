@@ -107,6 +107,14 @@ void dlm_attrs_set_dtypes(dlm_attrs *a, const char *name, const int32_t *v, int6
 /* n shapes; shape i has ranks[i] dims, all shapes' dims concatenated in `dims`. */
 void dlm_attrs_set_shapes(dlm_attrs *a, const char *name, const int64_t *dims,
                           const int64_t *ranks, int64_t n);
+/* For generated elementwise loops: the address of t's first element when t is laid out
+ * densely (row-major without gaps), else NULL. */
+void *dlm_tensor_dense_data(const dlm_tensor *t);
+/* The output of an elementwise op with element type `dtype` and the shape of `like`: `donor`
+ * itself when the caller holds the only reference to it and to its memory and it is dense with
+ * that dtype and shape (the caller's reference moves to the result: in-place update), else a
+ * new dense tensor. `donor` may be NULL. Returns NULL on allocation failure. */
+dlm_tensor *dlm_tensor_output_like(dlm_tensor *donor, int32_t dtype, const dlm_tensor *like);
 /* Sets the message dlm_last_error() returns (an error detected by generated code). */
 void dlm_set_error(const char *message);
 /* Records where in the .dlm program the last error happened: file, line, column and the text

@@ -58,6 +58,8 @@ public:
   static Buffer *create(size_t bytes, Device d);
   void retain() { refs.fetch_add(1, std::memory_order_relaxed); }
   void release();
+  /// References held (1: only one tensor uses this memory; generated code may then write it).
+  int64_t useCount() const { return refs.load(std::memory_order_acquire); }
   void *data() const { return ptr; }
   size_t bytes() const { return size; }
   Device device() const { return alloc->device(); }

@@ -20,6 +20,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
+#include <optional>
+#include <set>
 
 namespace dlm::codegen {
 
@@ -58,6 +60,7 @@ public:
     ptrTy = llvm::PointerType::get(ctx, 0);
     valueTy = llvm::StructType::get(ctx, {ptrTy, ptrTy});
     slots.resize(g.numNodes());
+    countUses();
     beginInit();
     mainFn = llvm::Function::Create(llvm::FunctionType::get(b.getInt32Ty(), false),
                                     llvm::Function::ExternalLinkage, "dlm_main", m.get());
@@ -98,7 +101,18 @@ private:
   llvm::Type *voidTy() { return b.getVoidTy(); }
 
   void retain(llvm::IRBuilder<> &at, llvm::Value *t) { at.CreateCall(rt("dlm_tensor_retain", voidTy(), {ptrTy}), {t}); }
-  void release(llvm::IRBuilder<> &at, llvm::Value *t) { at.CreateCall(rt("dlm_tensor_release", voidTy(), {ptrTy}), {t}); }
+  /// Drops a reference; a null slot (a branch that did not run, a moved value) costs a test.
+  void release(llvm::IRBuilder<> &at, llvm::Value *t) {
+    llvm::BasicBlock *from = at.GetInsertBlock();
+    llvm::Function *fn = from->getParent();
+    auto *drop = llvm::BasicBlock::Create(ctx, "release", fn);
+    auto *next = llvm::BasicBlock::Create(ctx, "released", fn);
+    at.CreateCondBr(at.CreateIsNull(t), next, drop);
+    at.SetInsertPoint(drop);
+    at.CreateCall(rt("dlm_tensor_release", voidTy(), {ptrTy}), {t});
+    at.CreateBr(next);
+    at.SetInsertPoint(next);
+  }
 
   llvm::Type *scalarType(DType t) {
     switch (t) {
@@ -306,6 +320,7 @@ private:
         current = item.guard;
         if (!current.empty()) join = openGuard(current);
       }
+      currentBody = item.body;
       if (item.isLoop())
         emitLoop(item.loop);
       else
@@ -356,10 +371,19 @@ private:
     b.CreateCondBr(predicate(loop.pred), body, exit);
     b.SetInsertPoint(body);
     emitItems(loop, [](const Item &item) { return item.body; });
+    // Each next value moves into its variable when this iteration owns it (the first time it
+    // is named), else the variable takes a new reference.
     std::vector<llvm::Value *> next;
+    std::set<std::pair<NodeId, uint32_t>> moved;
     for (ValueRef v : loop.mergeNext) {
       next.push_back(load(v));
-      if (repr(v) == Repr::Tensor) retain(b, next.back());
+      if (repr(v) != Repr::Tensor) continue;
+      ValueRef r = s.resolve(g, v);
+      bool owned = g.node(r.node).frame == f && (s.roles[r.node] == NodeRole::Compute || s.roles[r.node] == NodeRole::CondMerge);
+      if (owned && moved.insert({r.node, r.port}).second)
+        store(r, llvm::ConstantPointerNull::get(ptrTy));
+      else
+        retain(b, next.back());
     }
     releaseOwned(loop);
     for (size_t i = 0; i < loop.merges.size(); ++i) {
@@ -393,6 +417,7 @@ private:
     if (s.roles[n.id] == NodeRole::CondMerge) return emitCondMerge(n);
     if (n.op == "const" && emitConst(n)) return;
     if (allScalar(n) && emitScalarOp(n)) return;
+    if (emitTensorLoop(n)) return;
     emitKernelCall(n);
   }
 
@@ -475,60 +500,198 @@ private:
     return from == DType::Bool ? b.CreateZExt(v, ty) : b.CreateSExtOrTrunc(v, ty);
   }
 
-  llvm::Value *operand(const Node &n, size_t i, DType to) {
-    return convert(load(n.inputs[i]), g.typeOf(n.inputs[i]).dtype(), to);
-  }
-
-  /// Elementwise ops on scalars, inline, with exactly the kernels' semantics. Returns false to
+  /// Elementwise ops with exactly the kernels' semantics on one element per operand (`args`,
+  /// of dtypes `types`): used for scalar ops and inside generated tensor loops. Returns null to
   /// leave the op to its kernel.
-  bool emitScalarOp(const Node &n) {
+  llvm::Value *elementOp(const Node &n, llvm::ArrayRef<llvm::Value *> args, llvm::ArrayRef<DType> types) {
     DType dt = n.results[0].dtype();
     const std::string &op = n.op;
-    llvm::Value *r = nullptr;
     bool fp = isFloat(dt);
-    if ((op == "add" || op == "sub" || op == "mul" || op == "div") && n.inputs.size() == 2 && dt != DType::Bool) {
-      if (op == "div" && !fp) return false;
-      llvm::Value *x = operand(n, 0, dt), *y = operand(n, 1, dt);
-      if (!x || !y) return false;
-      if (op == "add") r = fp ? b.CreateFAdd(x, y) : b.CreateAdd(x, y);
-      if (op == "sub") r = fp ? b.CreateFSub(x, y) : b.CreateSub(x, y);
-      if (op == "mul") r = fp ? b.CreateFMul(x, y) : b.CreateMul(x, y);
-      if (op == "div") r = b.CreateFDiv(x, y);
-    } else if ((op == "maximum" || op == "minimum") && n.inputs.size() == 2 && dt != DType::Bool) {
-      llvm::Value *x = operand(n, 0, dt), *y = operand(n, 1, dt);
-      if (!x || !y) return false;
-      bool mx = op == "maximum";
-      if (fp) {
-        llvm::Value *pick = b.CreateSelect(mx ? b.CreateFCmpOGT(x, y) : b.CreateFCmpOLT(x, y), x, y);
-        r = b.CreateSelect(b.CreateFCmpUNO(x, y), b.CreateFAdd(x, y), pick);
-      } else {
-        r = b.CreateSelect(mx ? b.CreateICmpSGT(x, y) : b.CreateICmpSLT(x, y), x, y);
-      }
-    } else if (op == "neg" && n.inputs.size() == 1 && dt != DType::Bool) {
-      llvm::Value *x = operand(n, 0, dt);
-      if (!x) return false;
-      r = fp ? b.CreateFNeg(x) : b.CreateNeg(x);
-    } else if (isComparison(op) && n.inputs.size() == 2) {
-      DType ct = promote(g.typeOf(n.inputs[0]).dtype(), g.typeOf(n.inputs[1]).dtype());
-      llvm::Value *x = operand(n, 0, ct), *y = operand(n, 1, ct);
-      if (!x || !y) return false;
-      r = compare(op, ct, x, y);
-    } else if ((op == "logical_and" || op == "logical_or") && n.inputs.size() == 2) {
-      llvm::Value *x = operand(n, 0, DType::Bool), *y = operand(n, 1, DType::Bool);
-      r = op == "logical_and" ? b.CreateAnd(x, y) : b.CreateOr(x, y);
-    } else if (op == "logical_not" && n.inputs.size() == 1) {
-      r = b.CreateNot(operand(n, 0, DType::Bool));
-    } else if (op == "cast" && n.inputs.size() == 1) {
-      r = operand(n, 0, dt);
-    } else if (op == "where" && n.inputs.size() == 3) {
-      llvm::Value *c = operand(n, 0, DType::Bool), *x = operand(n, 1, dt), *y = operand(n, 2, dt);
-      if (!x || !y) return false;
-      r = b.CreateSelect(c, x, y);
+    auto arg = [&](size_t i, DType to) { return convert(args[i], types[i], to); };
+    size_t arity = args.size();
+    if ((op == "add" || op == "sub" || op == "mul" || op == "div") && arity == 2 && dt != DType::Bool) {
+      if (op == "div" && !fp) return nullptr;
+      llvm::Value *x = arg(0, dt), *y = arg(1, dt);
+      if (!x || !y) return nullptr;
+      if (op == "add") return fp ? b.CreateFAdd(x, y) : b.CreateAdd(x, y);
+      if (op == "sub") return fp ? b.CreateFSub(x, y) : b.CreateSub(x, y);
+      if (op == "mul") return fp ? b.CreateFMul(x, y) : b.CreateMul(x, y);
+      return b.CreateFDiv(x, y);
     }
+    if ((op == "maximum" || op == "minimum") && arity == 2 && dt != DType::Bool) {
+      llvm::Value *x = arg(0, dt), *y = arg(1, dt);
+      if (!x || !y) return nullptr;
+      bool mx = op == "maximum";
+      if (!fp) return b.CreateSelect(mx ? b.CreateICmpSGT(x, y) : b.CreateICmpSLT(x, y), x, y);
+      llvm::Value *pick = b.CreateSelect(mx ? b.CreateFCmpOGT(x, y) : b.CreateFCmpOLT(x, y), x, y);
+      return b.CreateSelect(b.CreateFCmpUNO(x, y), b.CreateFAdd(x, y), pick);
+    }
+    if (op == "neg" && arity == 1 && dt != DType::Bool) {
+      llvm::Value *x = arg(0, dt);
+      if (!x) return nullptr;
+      return fp ? b.CreateFNeg(x) : b.CreateNeg(x);
+    }
+    if (isComparison(op) && arity == 2 && dt == DType::Bool) {
+      DType ct = promote(types[0], types[1]);
+      llvm::Value *x = arg(0, ct), *y = arg(1, ct);
+      if (!x || !y) return nullptr;
+      return compare(op, ct, x, y);
+    }
+    if ((op == "logical_and" || op == "logical_or") && arity == 2 && dt == DType::Bool) {
+      llvm::Value *x = arg(0, DType::Bool), *y = arg(1, DType::Bool);
+      return op == "logical_and" ? b.CreateAnd(x, y) : b.CreateOr(x, y);
+    }
+    if (op == "logical_not" && arity == 1 && dt == DType::Bool) return b.CreateNot(arg(0, DType::Bool));
+    if (op == "cast" && arity == 1) return arg(0, dt);
+    if (op == "where" && arity == 3) {
+      llvm::Value *c = arg(0, DType::Bool), *x = arg(1, dt), *y = arg(2, dt);
+      if (!x || !y) return nullptr;
+      return b.CreateSelect(c, x, y);
+    }
+    return nullptr;
+  }
+
+  std::vector<DType> operandTypes(const Node &n) {
+    std::vector<DType> types;
+    for (ValueRef v : n.inputs) types.push_back(g.typeOf(v).dtype());
+    return types;
+  }
+
+  bool emitScalarOp(const Node &n) {
+    std::vector<llvm::Value *> args;
+    for (ValueRef v : n.inputs) args.push_back(load(v));
+    llvm::Value *r = elementOp(n, args, operandTypes(n));
     if (!r) return false;
-    if (dt == DType::Bool && !r->getType()->isIntegerTy(1)) return false;
     store({n.id, 0}, r);
     return true;
+  }
+
+  /// Whether elementOp handles n (tried on placeholder operands in a scratch block).
+  bool supportsElementOp(const Node &n) {
+    llvm::IRBuilderBase::InsertPointGuard keep(b);
+    auto *scratch = llvm::BasicBlock::Create(ctx, "probe", mainFn);
+    b.SetInsertPoint(scratch);
+    std::vector<DType> types = operandTypes(n);
+    std::vector<llvm::Value *> args;
+    for (DType t : types) args.push_back(llvm::PoisonValue::get(scalarType(t)));
+    bool ok = elementOp(n, args, types) != nullptr;
+    scratch->eraseFromParent();
+    return ok;
+  }
+
+  /// Counts, per resolved value, its readers (Exits apart): a tensor read once may be updated
+  /// in place by that reader.
+  void countUses() {
+    uses.assign(g.numNodes(), {});
+    exitUses.assign(g.numNodes(), {});
+    for (const Node &n : g.nodes()) {
+      if (s.roles[n.id] == NodeRole::Forward) continue;
+      for (ValueRef v : n.inputs) {
+        ValueRef r = s.resolve(g, v);
+        auto &counts = s.roles[n.id] == NodeRole::Exit ? exitUses[r.node] : uses[r.node];
+        if (counts.size() <= r.port) counts.resize(r.port + 1, 0);
+        ++counts[r.port];
+      }
+    }
+  }
+
+  unsigned useCount(const std::vector<std::vector<unsigned>> &counts, ValueRef r) {
+    return r.port < counts[r.node].size() ? counts[r.node][r.port] : 0;
+  }
+
+  /// Whether node n may take over operand value r's tensor (when, at run time, nothing else
+  /// holds it): n is r's only reader, in r's own frame, and an Exit reading r (a loop
+  /// variable) runs only after the loop, never after n in the same iteration.
+  bool donatable(const Node &n, ValueRef r, bool nInBody) {
+    const Node &producer = g.node(r.node);
+    if (producer.frame != n.frame || useCount(uses, r) != 1) return false;
+    if (useCount(exitUses, r) == 0) return true;
+    return s.roles[r.node] == NodeRole::LoopMerge && nInBody;
+  }
+
+  /// An elementwise op on same-shape tensors (and scalars) as one loop over dense memory,
+  /// updating an operand in place when it can be donated. Operands that are not dense at run
+  /// time take the kernel instead.
+  bool emitTensorLoop(const Node &n) {
+    if (n.numResults() != 1 || repr({n.id, 0}) != Repr::Tensor || n.inputs.empty()) return false;
+    const Type &result = n.results[0];
+    for (ValueRef v : n.inputs) {
+      Repr r = repr(v);
+      if (r == Repr::Scalar) continue;
+      if (r != Repr::Tensor || g.typeOf(v).shape() != result.shape()) return false;
+    }
+    if (!supportsElementOp(n)) return false;
+    std::vector<DType> types = operandTypes(n);
+    std::vector<llvm::Value *> values, data;
+    llvm::Value *dense = b.getTrue(), *like = nullptr;
+    std::optional<ValueRef> donor;
+    for (ValueRef v : n.inputs) {
+      values.push_back(load(v));
+      if (repr(v) != Repr::Tensor) {
+        data.push_back(nullptr);
+        continue;
+      }
+      if (!like) like = values.back();
+      ValueRef r = s.resolve(g, v);
+      if (!donor && g.typeOf(v).dtype() == result.dtype() && donatable(n, r, currentBody)) donor = r;
+      data.push_back(b.CreateCall(rt("dlm_tensor_dense_data", ptrTy, {ptrTy}), {values.back()}));
+      dense = b.CreateAnd(dense, b.CreateIsNotNull(data.back()));
+    }
+    auto *fast = llvm::BasicBlock::Create(ctx, "loop." + llvm::Twine(n.id), mainFn);
+    auto *slow = llvm::BasicBlock::Create(ctx, "kernel." + llvm::Twine(n.id), mainFn);
+    auto *join = llvm::BasicBlock::Create(ctx, "done." + llvm::Twine(n.id), mainFn);
+    b.CreateCondBr(dense, fast, slow);
+    b.SetInsertPoint(fast);
+    llvm::Value *null = llvm::ConstantPointerNull::get(ptrTy);
+    llvm::Value *donorValue = donor ? b.CreateLoad(ptrTy, slot(*donor)) : null;
+    llvm::Value *out = b.CreateCall(rt("dlm_tensor_output_like", ptrTy, {ptrTy, i32(), ptrTy}),
+                                    {donorValue, b.getInt32((int)result.dtype()), like});
+    checkFailure(b.CreateIsNull(out), n);
+    if (donor) b.CreateStore(b.CreateSelect(b.CreateICmpEQ(out, donorValue), null, donorValue), slot(*donor));
+    llvm::Value *po = b.CreateCall(rt("dlm_tensor_dense_data", ptrTy, {ptrTy}), {out});
+    std::optional<int64_t> staticCount = result.staticNumElements();
+    llvm::Value *count = staticCount ? (llvm::Value *)b.getInt64(*staticCount)
+                                     : b.CreateCall(rt("dlm_tensor_numel", i64(), {ptrTy}), {like});
+    emitElementLoop(n, count, values, data, types, po);
+    store({n.id, 0}, out);
+    b.CreateBr(join);
+    b.SetInsertPoint(slow);
+    emitKernelCall(n);
+    b.CreateBr(join);
+    b.SetInsertPoint(join);
+    return true;
+  }
+
+  llvm::Type *memoryType(DType t) { return t == DType::Bool ? b.getInt8Ty() : scalarType(t); }
+
+  /// for (i = 0; i < count; ++i) out[i] = op(operands at i).
+  void emitElementLoop(const Node &n, llvm::Value *count, llvm::ArrayRef<llvm::Value *> values,
+                       llvm::ArrayRef<llvm::Value *> data, llvm::ArrayRef<DType> types, llvm::Value *out) {
+    llvm::BasicBlock *pre = b.GetInsertBlock();
+    auto *body = llvm::BasicBlock::Create(ctx, "elements", mainFn);
+    auto *after = llvm::BasicBlock::Create(ctx, "elements.end", mainFn);
+    b.CreateCondBr(b.CreateICmpSGT(count, b.getInt64(0)), body, after);
+    b.SetInsertPoint(body);
+    llvm::PHINode *i = b.CreatePHI(i64(), 2, "i");
+    i->addIncoming(b.getInt64(0), pre);
+    std::vector<llvm::Value *> args;
+    for (size_t k = 0; k < values.size(); ++k) {
+      if (!data[k]) {
+        args.push_back(values[k]);
+        continue;
+      }
+      llvm::Type *mem = memoryType(types[k]);
+      llvm::Value *x = b.CreateLoad(mem, b.CreateInBoundsGEP(mem, data[k], i));
+      args.push_back(types[k] == DType::Bool ? b.CreateICmpNE(x, b.getInt8(0)) : x);
+    }
+    DType dt = n.results[0].dtype();
+    llvm::Value *r = elementOp(n, args, types);
+    if (dt == DType::Bool) r = b.CreateZExt(r, b.getInt8Ty());
+    b.CreateStore(r, b.CreateInBoundsGEP(memoryType(dt), out, i));
+    llvm::Value *next = b.CreateAdd(i, b.getInt64(1), "", true, true);
+    i->addIncoming(next, b.GetInsertBlock());
+    b.CreateCondBr(b.CreateICmpSLT(next, count), body, after);
+    b.SetInsertPoint(after);
   }
 
   static bool isComparison(const std::string &op) {
@@ -645,6 +808,8 @@ private:
   std::vector<std::vector<llvm::AllocaInst *>> slots;
   std::map<std::string, llvm::Constant *> strings;
   std::map<std::string, llvm::GlobalVariable *> kernelIds;
+  std::vector<std::vector<unsigned>> uses, exitUses; ///< see countUses
+  bool currentBody = false; ///< the item being emitted is in its loop's body
 };
 
 } // namespace

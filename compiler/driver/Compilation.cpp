@@ -1,6 +1,7 @@
 //===- compiler/driver/Compilation.cpp - The compiler pipeline ------------===//
 #include "compiler/driver/Compilation.h"
 
+#include "compiler/codegen/Codegen.h"
 #include "compiler/driver/CrashGuard.h"
 #include "compiler/frontend/ASTDumper.h"
 #include "compiler/frontend/Parser.h"
@@ -9,8 +10,11 @@
 #include "compiler/ir/DotWriter.h"
 #include "compiler/lower/Lower.h"
 
+#include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <chrono>
+#include <ctime>
 #include <cstdlib>
 
 namespace dlm {
@@ -32,6 +36,20 @@ const char *stageActivity(Stage stage) {
   case Stage::Codegen: return "generating code for";
   }
   return "compiling";
+}
+
+/// The stage's name in --time-passes output.
+const char *stageName(Stage stage) {
+  switch (stage) {
+  case Stage::Lex: return "lex";
+  case Stage::Parse: return "parse";
+  case Stage::Sema: return "sema";
+  case Stage::Lower: return "lower";
+  case Stage::Autodiff: return "autodiff";
+  case Stage::Opt: return "opt";
+  case Stage::Codegen: return "codegen";
+  }
+  return "compile";
 }
 
 std::string escapeTokenText(llvm::StringRef text) {
@@ -84,6 +102,13 @@ bool printDot(Compilation &compilation, llvm::raw_ostream &os) {
   return true;
 }
 
+bool printLLVMIR(Compilation &compilation, llvm::raw_ostream &os) {
+  codegen::CodegenOptions options;
+  options.optLevel = compilation.getOptions().optLevel;
+  return codegen::printLLVM(*compilation.getGraph(), compilation.getDiagnostics(), options, os) ==
+         codegen::kExitOk;
+}
+
 const EmitKindInfo kEmitKinds[] = {
     {EmitKind::Tokens, "tokens", "the token stream (with INDENT/DEDENT)", Stage::Lex, printTokens},
     {EmitKind::AST, "ast", "the abstract syntax tree with source ranges", Stage::Parse, printAST},
@@ -91,7 +116,7 @@ const EmitKindInfo kEmitKinds[] = {
     {EmitKind::Graph, "graph", "the dataflow graph IR", Stage::Lower, printGraphIR},
     {EmitKind::Grad, "grad", "the graph after differentiation", Stage::Autodiff, nullptr},
     {EmitKind::Opt, "opt", "the graph after optimisation", Stage::Opt, nullptr},
-    {EmitKind::LLVM, "llvm", "the generated LLVM IR", Stage::Codegen, nullptr},
+    {EmitKind::LLVM, "llvm", "the generated LLVM IR", Stage::Codegen, printLLVMIR},
     {EmitKind::Dot, "dot", "the optimised graph as Graphviz dot", Stage::Opt, printDot},
 };
 
@@ -134,8 +159,15 @@ bool Compilation::run(llvm::raw_ostream &os) {
     if (stage > target)
       break;
     setCrashContext(stageActivity(stage));
+    auto start = std::chrono::steady_clock::now();
+    std::clock_t startCpu = std::clock();
     if (!runStage(stage))
       return false;
+    if (options.timePasses)
+      llvm::errs() << llvm::format("time: %-10s %9.3f ms (cpu %.3f ms)\n", stageName(stage),
+                                   std::chrono::duration<double, std::milli>(
+                                       std::chrono::steady_clock::now() - start).count(),
+                                   (std::clock() - startCpu) * 1e3 / CLOCKS_PER_SEC);
     lastStage = stage;
     ranAny = true;
     if (options.printAfterAll)

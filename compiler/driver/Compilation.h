@@ -43,6 +43,7 @@ struct CompilerOptions {
   bool printLocs = false;         ///< --print-locs: source locations in printed IR
   ColorMode color = ColorMode::Auto;
   bool debugCrash = false;        ///< hidden: crash on purpose (tests the crash banner)
+  bool timePasses = false;        ///< print each stage's time to stderr ("time: STAGE MS ms")
 };
 
 class Compilation;

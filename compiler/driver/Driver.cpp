@@ -1,6 +1,8 @@
 //===- compiler/driver/Driver.cpp - What every tool does with an input ----===//
 #include "compiler/driver/Driver.h"
 
+#include "compiler/codegen/Codegen.h"
+
 #include "llvm/Support/raw_ostream.h"
 
 namespace dlm {
@@ -35,6 +37,18 @@ std::optional<Engine> parseEngine(llvm::StringRef name) {
 }
 
 int executeProgram(Compilation &compilation, const RunOptions &options) {
+  if (options.engine == Engine::JIT) {
+    const graph::Graph *graph = compilation.getGraph();
+    if (!graph) {
+      compilation.getDiagnostics().error("internal error: no lowered graph to compile");
+      return ExitInternal;
+    }
+    llvm::outs().flush();
+    codegen::CodegenOptions codegenOptions;
+    codegenOptions.optLevel = compilation.getOptions().optLevel;
+    codegenOptions.timePasses = compilation.getOptions().timePasses;
+    return codegen::runJit(*graph, compilation.getDiagnostics(), codegenOptions);
+  }
   const Module *module = compilation.getModule();
   size_t functions = module->getFunctions().size();
   size_t statements = module->getBody().size() - functions - module->getImports().size();

@@ -28,6 +28,10 @@ OptionStatus parseCommonOption(llvm::StringRef arg, CompilerOptions &options, st
     options.verifyDiagnostics = true;
     return OptionStatus::Consumed;
   }
+  if (arg == "--time-passes") {
+    options.timePasses = true;
+    return OptionStatus::Consumed;
+  }
   if (arg == "--debug-crash") {
     options.debugCrash = true;
     return OptionStatus::Consumed;
@@ -56,6 +60,7 @@ void printCommonOptionsHelp(llvm::raw_ostream &os) {
   os << "  -O0 .. -O3              optimisation level (default -O2)\n"
      << "  --print-after-all       print each stage's result to stderr after it runs\n"
      << "  --print-locs            print source locations in --emit=ssa output\n"
+     << "  --time-passes           print the time of each stage to stderr\n"
      << "  --verify-diagnostics    check diagnostics against '# expected-error {{...}}'\n"
      << "                          comments in the source instead of printing them\n"
      << "  --color=auto|always|never  colour diagnostics (auto: on a terminal without\n"

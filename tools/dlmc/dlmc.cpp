@@ -1,13 +1,17 @@
 //===- tools/dlmc/dlmc.cpp - The dlm compiler driver ----------------------===//
 //
 // `dlmc FILE.dlm` checks a program through every stage of this build; `--emit=KIND` prints
-// one stage instead (the golden tests' entry point); `-o EXE` compiles ahead of time.
+// one stage instead (the golden tests' entry point); `-o EXE` compiles ahead of time (an
+// executable linked with the static runtime), `-c` / `--emit=obj` stops at the object file.
 // Exit status: 0 ok, 1 error in the program, 2 bad command line, 70 compiler crash.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/codegen/Codegen.h"
 #include "compiler/driver/Driver.h"
 #include "compiler/driver/Options.h"
 
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace dlm;
@@ -25,7 +29,8 @@ static void printHelp(llvm::raw_ostream &os) {
     os.indent(info.name.size() < 8 ? 8 - info.name.size() : 1);
     os << info.description << (info.print ? "" : " (not in this build yet)") << "\n";
   }
-  os << "  -o FILE                 write a native executable\n";
+  os << "  -o FILE                 write a native executable (with -c: the object file)\n"
+     << "  -c, --emit=obj          write an object file (FILE.o unless -o says otherwise)\n";
   printCommonOptionsHelp(os);
   os << "\nEXIT STATUS: 0 ok, 1 error in the program, 2 bad command line, 70 internal error\n";
 }
@@ -47,8 +52,15 @@ static std::optional<int> setEmit(llvm::StringRef name, CompilerOptions &options
   return std::nullopt;
 }
 
+/// What dlmc writes besides --emit output: nothing, an object file or an executable.
+struct OutputOptions {
+  std::string path; ///< -o
+  bool objectOnly = false; ///< -c / --emit=obj
+};
+
 /// Parses the command line into `options`; returns an exit status when dlmc should stop.
-static std::optional<int> parseArgs(int argc, char **argv, CompilerOptions &options) {
+static std::optional<int> parseArgs(int argc, char **argv, CompilerOptions &options,
+                                    OutputOptions &output) {
   bool haveInput = false;
   for (int i = 1; i < argc; ++i) {
     llvm::StringRef arg = argv[i];
@@ -64,11 +76,20 @@ static std::optional<int> parseArgs(int argc, char **argv, CompilerOptions &opti
       if (i + 1 == argc)
         return usageError("dlmc", "missing value after '" + arg + "'");
       if (arg == "-o") {
-        llvm::errs() << "dlmc: error: -o (ahead-of-time compilation) is not available in this build yet\n";
-        return ExitUsage;
+        output.path = argv[++i];
+        continue;
+      }
+      if (llvm::StringRef(argv[i + 1]) == "obj") {
+        output.objectOnly = true;
+        ++i;
+        continue;
       }
       if (std::optional<int> status = setEmit(argv[++i], options))
         return status;
+      continue;
+    }
+    if (arg == "-c" || arg == "--emit=obj" || arg == "-emit=obj") {
+      output.objectOnly = true;
       continue;
     }
     if (arg.consume_front("--emit=") || arg.consume_front("-emit=")) {
@@ -94,9 +115,34 @@ static std::optional<int> parseArgs(int argc, char **argv, CompilerOptions &opti
   return std::nullopt;
 }
 
+/// Compiles the program ahead of time: an object file or a linked executable.
+static int writeOutput(Compilation &compilation, const OutputOptions &output, const char *argv0) {
+  const CompilerOptions &options = compilation.getOptions();
+  codegen::CodegenOptions codegenOptions;
+  codegenOptions.optLevel = options.optLevel;
+  codegenOptions.timePasses = options.timePasses;
+  DiagnosticEngine &diags = compilation.getDiagnostics();
+  if (output.objectOnly) {
+    std::string path = output.path;
+    if (path.empty()) {
+      llvm::SmallString<128> stem(llvm::sys::path::filename(options.input == "-" ? "stdin.dlm" : options.input));
+      llvm::sys::path::replace_extension(stem, "o");
+      path = stem.str().str();
+    }
+    return codegen::emitObject(*compilation.getGraph(), diags, codegenOptions, path);
+  }
+  return codegen::buildExecutable(*compilation.getGraph(), diags, codegenOptions, output.path, argv0);
+}
+
 int main(int argc, char **argv) {
   CompilerOptions options;
-  if (std::optional<int> status = parseArgs(argc, argv, options))
+  OutputOptions output;
+  if (std::optional<int> status = parseArgs(argc, argv, options, output))
     return *status;
-  return compileAndThen("dlmc", options);
+  if (options.emit != EmitKind::None && (output.objectOnly || !output.path.empty()))
+    return usageError("dlmc", "--emit=KIND prints to standard output; it cannot be combined with -o or -c");
+  if (!output.objectOnly && output.path.empty())
+    return compileAndThen("dlmc", options);
+  return compileAndThen("dlmc", options,
+                        [&](Compilation &compilation) { return writeOutput(compilation, output, argv[0]); });
 }

@@ -1,0 +1,7 @@
+# A loop of 1000 adds on a 1-element tensor, run 1000 times (10^6 adds): per-op overhead of
+# the JIT (bench/jit/bench.py divides the run time by 10^6). Twin: adds_torch.py.
+x = zeros(1)
+for r in range(1000):
+    for i in range(1000):
+        x = x + 1.0
+print(x)

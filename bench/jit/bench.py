@@ -1,0 +1,68 @@
+#!/usr/bin/python3
+"""JIT benchmarks side by side with their PyTorch twins (bench/RESULTS.md "JIT").
+
+    bench/jit/bench.py BIN_DIR
+
+Each dlm figure is the best of 5 runs of `dlm run --time-passes`, taking the "run" stage (the
+JIT'd program alone) or, for start-to-first-result, the wall time of the whole process with the
+per-stage split of that run. Best-of-N because this machine is shared: the minimum is the run
+least disturbed by other jobs. Timings are reported, never asserted.
+"""
+import os
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PY = "/usr/bin/python3"
+
+
+def dlm_run(bin_dir, script):
+    start = time.perf_counter()
+    p = subprocess.run([os.path.join(bin_dir, "dlm"), "run", "--time-passes", script],
+                       capture_output=True, text=True, check=True)
+    wall = (time.perf_counter() - start) * 1e3
+    stages = {m.group(1): float(m.group(2)) for m in re.finditer(r"time: (\S+)\s+([\d.]+) ms", p.stderr)}
+    return wall, stages, p.stdout
+
+
+def best(bin_dir, script, key, reps=5):
+    runs = [dlm_run(bin_dir, os.path.join(HERE, script)) for _ in range(reps)]
+    return min(runs, key=key)
+
+
+def twin(script):
+    out = subprocess.run([PY, os.path.join(HERE, script)], capture_output=True, text=True, check=True).stdout
+    return {k: float(v) for k, v in (line.split() for line in out.splitlines())}
+
+
+def main():
+    bin_dir = sys.argv[1] if len(sys.argv) > 1 else "build/bin"
+    model = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+    model = re.search(r"Model name:\s*(.*)", model).group(1)
+    print("machine: %d cores, %s, load average %s, %s" % (
+        os.cpu_count(), model, open("/proc/loadavg").read().split()[0], time.strftime("%Y-%m-%d", time.gmtime())))
+
+    _, stages, _ = best(bin_dir, "adds.dlm", lambda r: r[1]["run"])
+    torch = twin("adds_torch.py")
+    ns = stages["run"] * 1e6 / 1e6
+    eager, script = torch["torch_eager_ns_per_add"], torch["torchscript_ns_per_add"]
+    print("adds (1-element tensor): dlm %.1f ns/add | torch eager %.0f ns | torchscript %.0f ns | %.0fx faster than the better"
+          % (ns, eager, script, min(eager, script) / ns))
+
+    _, stages, _ = best(bin_dir, "mlp_forward.dlm", lambda r: r[1]["run"])
+    torch = twin("mlp_forward_torch.py")
+    ms = stages["run"] / 100
+    better = min(torch["torch_eager_ms"], torch["torchscript_ms"])
+    print("mlp forward 784-256-10 batch 128: dlm %.3f ms | torch eager %.3f ms | torchscript %.3f ms | "
+          "torch GEMMs alone %.3f ms | %.2fx vs the better" % (
+              ms, torch["torch_eager_ms"], torch["torchscript_ms"], torch["torch_gemm_only_ms"], better / ms))
+
+    wall, stages, _ = best(bin_dir, "first_result.dlm", lambda r: r[0])
+    split = ", ".join("%s %.1f" % (k, v) for k, v in stages.items())
+    print("dlm run start to first result (first_result.dlm): %.1f ms wall; stages (ms): %s" % (wall, split))
+
+
+if __name__ == "__main__":
+    main()
