@@ -36,6 +36,63 @@ Type inferLoopCond(InferContext &ctx) {
   return ctx.operand(0);
 }
 
+/// zeros_like(x): zeros of x's type (autodiff's materialised symbolic zero).
+Type inferZerosLike(InferContext &ctx) { return ctx.operand(0); }
+
+/// The shape of a stack of `element`s: a leading dim for the entries (docs/autodiff.md).
+Type stackOf(InferContext &ctx, DType dtype, const Shape &element) {
+  Shape s{ctx.dims.fresh()};
+  s.insert(s.end(), element.begin(), element.end());
+  return Type::tensor(dtype, s);
+}
+
+/// stack_new{dtype, rank}: an empty stack whose entries have `rank` dims.
+Type inferStackNew(InferContext &ctx) {
+  Shape element;
+  for (int64_t i = 0; i < ctx.intAttr("rank"); ++i)
+    element.push_back(ctx.dims.fresh());
+  return stackOf(ctx, ctx.dtypeAttr("dtype"), element);
+}
+
+/// stack_push(s, x): s with x on top.
+Type inferStackPush(InferContext &ctx) {
+  const Type &s = ctx.operand(0), &x = ctx.operand(1);
+  if (!s.isTensor() || s.rank() != (x.isTensor() ? x.rank() : 0) + 1)
+    return ctx.fail("stack_push: " + s.str() + " is not a stack of " + x.str(), 0);
+  return stackOf(ctx, s.dtype(), x.isTensor() ? x.shape() : Shape{});
+}
+
+/// stack_top(s): the top entry; stack_pop(s): s without it.
+Type inferStackTop(InferContext &ctx) {
+  const Type &s = ctx.operand(0);
+  if (!s.isTensor() || s.rank() == 0)
+    return ctx.fail("stack_top: expected a stack, found " + s.str(), 0);
+  return Type::tensor(s.dtype(), Shape(s.shape().begin() + 1, s.shape().end()));
+}
+
+Type inferStackPop(InferContext &ctx) {
+  const Type &s = ctx.operand(0);
+  if (!s.isTensor() || s.rank() == 0)
+    return ctx.fail("stack_pop: expected a stack, found " + s.str(), 0);
+  return stackOf(ctx, s.dtype(), Shape(s.shape().begin() + 1, s.shape().end()));
+}
+
+/// stack_extend(s, t): s with t's entries on top; stack_tail(s, n) / stack_drop(s, n): the top
+/// n entries / the rest. A stack of a nested loop travels on the outer loop's stack this way.
+Type inferStackExtend(InferContext &ctx) {
+  const Type &s = ctx.operand(0), &t = ctx.operand(1);
+  if (!s.isTensor() || !t.isTensor() || s.rank() != t.rank() || s.rank() == 0)
+    return ctx.fail("stack_extend: " + s.str() + " and " + t.str() + " are not stacks of one kind", 1);
+  return stackOf(ctx, s.dtype(), Shape(t.shape().begin() + 1, t.shape().end()));
+}
+
+Type inferStackSplit(InferContext &ctx) {
+  const Type &s = ctx.operand(0);
+  if (!s.isTensor() || s.rank() == 0)
+    return ctx.fail("expected a stack, found " + s.str(), 0);
+  return stackOf(ctx, s.dtype(), Shape(s.shape().begin() + 1, s.shape().end()));
+}
+
 OpInfo entry(const char *name, std::vector<std::string> operands, InferFn infer) {
   OpInfo info;
   info.name = name;
@@ -60,6 +117,23 @@ void registerGraphOps(OpRegistry &registry) {
   loopCond.differentiable = false;
   registry.add(std::move(loopCond));
   registry.add(entry("Identity", {"x"}, inferPassThrough));
+
+  // Ops the autodiff stage adds (docs/autodiff.md): materialised zeros and the stacks on which
+  // a forward loop saves what its backward loop reads. Their gradient rules live in
+  // compiler/autodiff/GradRules.cpp.
+  OpInfo zerosLike = entry("zeros_like", {"x"}, inferZerosLike);
+  zerosLike.differentiable = false;
+  registry.add(std::move(zerosLike));
+  OpInfo stackNew = entry("stack_new", {}, inferStackNew);
+  stackNew.attrs = {{"dtype", AttrKind::DType}, {"rank", AttrKind::Int}};
+  stackNew.differentiable = false;
+  registry.add(std::move(stackNew));
+  registry.add(entry("stack_push", {"stack", "x"}, inferStackPush));
+  registry.add(entry("stack_top", {"stack"}, inferStackTop));
+  registry.add(entry("stack_pop", {"stack"}, inferStackPop));
+  registry.add(entry("stack_extend", {"stack", "entries"}, inferStackExtend));
+  registry.add(entry("stack_tail", {"stack", "n"}, inferStackSplit));
+  registry.add(entry("stack_drop", {"stack", "n"}, inferStackSplit));
 }
 
 } // namespace dlm

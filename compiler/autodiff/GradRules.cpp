@@ -1,0 +1,567 @@
+//===- compiler/autodiff/GradRules.cpp - One gradient rule per op ----------===//
+//
+// The gradient rules of the op registry, one small graph-building function per op (or family),
+// gathered in one table keyed by op name (tinygrad's habit: all rules on one screen). Each reads
+// primal operands x(i), results y(i) and result adjoints g(i) and gives each operand its
+// gradient; give() undoes broadcasting and accumulates. Rules are written with differentiable
+// ops only (where, mul, ...) wherever that costs nothing, so their output can be differentiated
+// again (grad of grad); the few that use a backward helper kernel (conv2d, pooling, slices,
+// cross_entropy) give the helper a rule of its own where it is linear in its gradient input.
+//
+// Ops marked non-differentiable in the registry (comparisons, argmax, integer and creation ops,
+// I/O, stop_gradient, zeros_like) have no rule: their gradient is zero. The control-flow
+// primitives (Switch, Merge, Enter, Exit, NextIteration, LoopCond) are differentiated
+// structurally by Reverse.cpp on the structured program before lowering — a backward `if` on
+// the same predicate is Switch for Merge and Merge for Switch, a backward loop frame is Enter for
+// Exit — so their slots point at `structural`, which is never reached from a lowered program.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/autodiff/GradContext.h"
+#include "compiler/autodiff/Reverse.h"
+
+#include <algorithm>
+#include <mutex>
+#include <numeric>
+
+namespace dlm {
+
+//===--- GradContext ------------------------------------------------------===//
+
+using ssa::Value;
+
+Value *GradContext::x(size_t i) { return reverse.primal(op.operands[i], level); }
+Value *GradContext::y(size_t i) { return reverse.primal(op.results[i].get(), level); }
+
+Value *GradContext::g(size_t i) {
+  if (Value *a = reverse.adjoint(level, {op.results[i].get(), 0}))
+    return a;
+  return reverse.zerosOf(level, op.results[i].get(), 0, op.loc);
+}
+
+bool GradContext::needs(size_t i) const {
+  return i < op.operands.size() && autodiff::isFloatType(op.operands[i]->type) &&
+         reverse.isActive(op.operands[i]);
+}
+
+void GradContext::give(size_t i, Value *grad) {
+  if (needs(i))
+    reverse.give(level, {op.operands[i], 0}, grad, op.loc);
+}
+
+Value *GradContext::emit(const std::string &name, std::vector<Value *> operands, Attrs attrs) {
+  return reverse.emit(level, name, std::move(operands), std::move(attrs), op.loc);
+}
+
+Value *GradContext::emitTyped(const std::string &name, std::vector<Value *> operands, Attrs attrs,
+                              Type type) {
+  return reverse.emit(level, name, std::move(operands), std::move(attrs), op.loc, std::move(type));
+}
+
+Value *GradContext::num(double v, Value *like) {
+  return reverse.constLike(level, v, like, op.loc);
+}
+
+Value *GradContext::intConst(int64_t v) {
+  Attrs a;
+  a["value"] = v;
+  return emitTyped("const", {}, a, Type::intTy());
+}
+
+Value *GradContext::dimSize(Value *v, size_t axis) {
+  const Dim &d = v->type.shape()[axis];
+  if (d.isStatic())
+    return intConst(d.size());
+  Value *shape = emitTyped("shape_of", {v}, {},
+                           Type::tensor(DType::I64, {Dim::fixed(int64_t(v->type.rank()))}));
+  Attrs a;
+  a["axis"] = int64_t(0);
+  return emitTyped("index", {shape, intConst(int64_t(axis))}, a, Type::intTy());
+}
+
+void GradContext::unsupported(const std::string &why) {
+  reverse.fail(op.loc, "cannot differentiate '" + op.info->name + "': " + why);
+}
+
+namespace autodiff {
+namespace {
+
+using Ctx = GradContext;
+
+Attrs attr(const char *name, AttrValue v) {
+  Attrs a;
+  a[name] = std::move(v);
+  return a;
+}
+
+//===--- shared pieces ----------------------------------------------------===//
+
+Value *zeroLike(Ctx &c, Value *v) { return c.emit("zeros_like", {v}); }
+Value *where(Ctx &c, Value *cond, Value *a, Value *b) { return c.emit("where", {cond, a, b}); }
+Value *mul(Ctx &c, Value *a, Value *b) { return c.emit("mul", {a, b}); }
+Value *div(Ctx &c, Value *a, Value *b) { return c.emit("div", {a, b}); }
+Value *sub(Ctx &c, Value *a, Value *b) { return c.emit("sub", {a, b}); }
+Value *add(Ctx &c, Value *a, Value *b) { return c.emit("add", {a, b}); }
+Value *neg(Ctx &c, Value *a) { return c.emit("neg", {a}); }
+
+/// The reduced axes of a reduction (normalised, ascending; all axes when the list is empty).
+std::vector<int64_t> reducedAxes(Ctx &c, const Type &x) {
+  std::vector<int64_t> axes;
+  if (auto *a = c.attrs().count("axes") ? std::get_if<std::vector<int64_t>>(&c.attrs().at("axes"))
+                                        : nullptr)
+    axes = *a;
+  int64_t r = int64_t(x.isTensor() ? x.rank() : 0);
+  if (axes.empty())
+    for (int64_t i = 0; i < r; ++i)
+      axes.push_back(i);
+  for (int64_t &a : axes)
+    if (a < 0)
+      a += r;
+  std::sort(axes.begin(), axes.end());
+  return axes;
+}
+
+bool keepdims(Ctx &c) {
+  auto it = c.attrs().find("keepdims");
+  return it != c.attrs().end() && std::get<bool>(it->second);
+}
+
+/// `v` (a reduction's result or its adjoint) with the reduced axes put back as size 1.
+Value *unreduce(Ctx &c, Value *v, const Type &x) {
+  if (keepdims(c) || !v->type.isTensor())
+    return v;
+  for (int64_t a : reducedAxes(c, x))
+    v = c.emit("expand_dims", {v}, attr("axis", a));
+  return v;
+}
+
+bool staticShape(const Type &t) { return t.isTensor() && t.staticNumElements().has_value(); }
+
+/// `v` broadcast to the type of forward operand `i`: broadcast_to a static shape, else adds
+/// zeros of the primal operand's shape (read only then).
+Value *broadcastLike(Ctx &c, Value *v, size_t i) {
+  const Type &t = c.forwardOp().operands[i]->type;
+  if (staticShape(t))
+    return c.emitTyped("broadcast_to", {v}, attr("shape", t.shape()), Type::tensor(v->type.dtype(), t.shape()));
+  return add(c, zeroLike(c, c.x(i)), v);
+}
+
+/// Sum-of-ones counts: how many elements each entry of a reduction over x covered.
+Value *reducedCount(Ctx &c, Value *x) {
+  Value *ones = add(c, zeroLike(c, x), c.num(1.0, x));
+  Attrs a;
+  a["axes"] = reducedAxes(c, x->type);
+  a["keepdims"] = true;
+  return c.emit("sum", {ones}, a);
+}
+
+Value *matrixTranspose(Ctx &c, Value *v) {
+  std::vector<int64_t> perm(v->type.rank());
+  std::iota(perm.begin(), perm.end(), 0);
+  std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
+  return c.emit("transpose", {v}, attr("perm", perm));
+}
+
+//===--- the rules --------------------------------------------------------===//
+
+void gradAdd(Ctx &c) { c.give(0, c.g()); c.give(1, c.g()); }
+void gradSub(Ctx &c) { c.give(0, c.g()); if (c.needs(1)) c.give(1, neg(c, c.g())); }
+void gradMul(Ctx &c) {
+  if (c.needs(0)) c.give(0, mul(c, c.g(), c.x(1)));
+  if (c.needs(1)) c.give(1, mul(c, c.g(), c.x(0)));
+}
+void gradDiv(Ctx &c) {
+  if (c.needs(0)) c.give(0, div(c, c.g(), c.x(1)));
+  if (c.needs(1)) c.give(1, neg(c, mul(c, c.g(), div(c, c.y(), c.x(1)))));
+}
+/// x ** p: p x^(p-1) and x^p log x.
+void gradPow(Ctx &c) {
+  if (c.needs(0)) {
+    Value *p = c.x(1);
+    c.give(0, mul(c, c.g(), mul(c, p, c.emit("pow", {c.x(0), sub(c, p, c.num(1.0, p))}))));
+  }
+  if (c.needs(1)) c.give(1, mul(c, c.g(), mul(c, c.y(), c.emit("log", {c.x(0)}))));
+}
+/// maximum/minimum: the gradient goes to the chosen side (the first one on ties).
+void gradSelect(Ctx &c, const char *cmp) {
+  Value *first = c.emit(cmp, {c.x(0), c.x(1)});
+  Value *g = c.g();
+  if (c.needs(0)) c.give(0, where(c, first, g, zeroLike(c, g)));
+  if (c.needs(1)) c.give(1, where(c, first, zeroLike(c, g), g));
+}
+void gradMaximum(Ctx &c) { gradSelect(c, "ge"); }
+void gradMinimum(Ctx &c) { gradSelect(c, "le"); }
+/// floordiv is piecewise constant: no gradient. mod: a - floor(a/b) b.
+void gradFloordiv(Ctx &) {}
+void gradMod(Ctx &c) {
+  c.give(0, c.g());
+  if (c.needs(1)) c.give(1, neg(c, mul(c, c.g(), c.emit("floordiv", {c.x(0), c.x(1)}))));
+}
+void gradNeg(Ctx &c) { c.give(0, neg(c, c.g())); }
+void gradAbs(Ctx &c) {
+  Value *g = c.g();
+  c.give(0, where(c, c.emit("lt", {c.x(0), c.num(0.0, c.x(0))}), neg(c, g), g));
+}
+void gradRelu(Ctx &c) {
+  Value *g = c.g();
+  c.give(0, where(c, c.emit("gt", {c.x(0), c.num(0.0, c.x(0))}), g, zeroLike(c, g)));
+}
+void gradExp(Ctx &c) { c.give(0, mul(c, c.g(), c.y())); }
+void gradLog(Ctx &c) { c.give(0, div(c, c.g(), c.x(0))); }
+void gradSqrt(Ctx &c) { c.give(0, div(c, c.g(), mul(c, c.y(), c.num(2.0, c.y())))); }
+void gradSin(Ctx &c) { c.give(0, mul(c, c.g(), c.emit("cos", {c.x(0)}))); }
+void gradCos(Ctx &c) { c.give(0, neg(c, mul(c, c.g(), c.emit("sin", {c.x(0)})))); }
+void gradTanh(Ctx &c) {
+  Value *y = c.y();
+  c.give(0, mul(c, c.g(), sub(c, c.num(1.0, y), mul(c, y, y))));
+}
+void gradSigmoid(Ctx &c) {
+  Value *y = c.y();
+  c.give(0, mul(c, c.g(), mul(c, y, sub(c, c.num(1.0, y), y))));
+}
+void gradWhere(Ctx &c) {
+  Value *cond = c.x(0), *g = c.g();
+  if (c.needs(1)) c.give(1, where(c, cond, g, zeroLike(c, g)));
+  if (c.needs(2)) c.give(2, where(c, cond, zeroLike(c, g), g));
+}
+void gradClip(Ctx &c) {
+  Value *x = c.x(0), *lo = c.x(1), *hi = c.x(2), *g = c.g(), *z = zeroLike(c, g);
+  Value *below = c.emit("lt", {x, lo}), *above = c.emit("gt", {x, hi});
+  if (c.needs(0)) c.give(0, where(c, below, z, where(c, above, z, g)));
+  if (c.needs(1)) c.give(1, where(c, below, g, z));
+  if (c.needs(2)) c.give(2, where(c, above, g, z));
+}
+void gradCast(Ctx &c) {
+  const Type &t = c.forwardOp().operands[0]->type;
+  c.give(0, c.emit("cast", {c.g()}, attr("dtype", t.dtype())));
+}
+void gradIdentity(Ctx &c) { c.give(0, c.g()); }
+
+void gradSum(Ctx &c) {
+  const Type &x = c.forwardOp().operands[0]->type;
+  c.give(0, broadcastLike(c, unreduce(c, c.g(), x), 0));
+}
+void gradMean(Ctx &c) {
+  const Type &x = c.forwardOp().operands[0]->type;
+  Value *g = unreduce(c, c.g(), x);
+  if (!staticShape(x))
+    g = div(c, g, reducedCount(c, c.x(0)));
+  else {
+    int64_t count = 1;
+    for (int64_t a : reducedAxes(c, x))
+      count *= x.shape()[size_t(a)].size();
+    g = mul(c, g, c.num(1.0 / double(count), g));
+  }
+  c.give(0, broadcastLike(c, g, 0));
+}
+void gradLogsumexp(Ctx &c) {
+  Value *x = c.x(0);
+  Value *g = unreduce(c, c.g(), x->type), *y = unreduce(c, c.y(), x->type);
+  c.give(0, mul(c, g, c.emit("exp", {sub(c, x, y)})));
+}
+void gradNorm(Ctx &c) {
+  Value *x = c.x(0);
+  Value *g = unreduce(c, c.g(), x->type), *y = unreduce(c, c.y(), x->type);
+  c.give(0, mul(c, g, div(c, x, y)));
+}
+/// max/min over axes: split evenly between ties (as torch.amax).
+void gradMaxMin(Ctx &c) {
+  Value *x = c.x(0);
+  Value *y = unreduce(c, c.y(), x->type), *g = unreduce(c, c.g(), x->type);
+  Value *hit = c.emit("cast", {c.emit("eq", {x, y})}, attr("dtype", x->type.dtype()));
+  Attrs a;
+  a["axes"] = reducedAxes(c, x->type);
+  a["keepdims"] = true;
+  Value *count = c.emit("sum", {hit}, a);
+  c.give(0, mul(c, hit, div(c, g, count)));
+}
+
+void gradMatmul(Ctx &c) {
+  Value *a = c.x(0), *b = c.x(1), *g = c.g();
+  bool vecA = a->type.rank() == 1, vecB = b->type.rank() == 1;
+  if (vecA && vecB) {
+    if (c.needs(0)) c.give(0, mul(c, g, b));
+    if (c.needs(1)) c.give(1, mul(c, g, a));
+    return;
+  }
+  Value *A = vecA ? c.emit("expand_dims", {a}, attr("axis", int64_t(0))) : a;
+  Value *B = vecB ? c.emit("expand_dims", {b}, attr("axis", int64_t(1))) : b;
+  Value *G = g;
+  if (vecB) G = c.emit("expand_dims", {G}, attr("axis", int64_t(G->type.rank())));
+  if (vecA) G = c.emit("expand_dims", {G}, attr("axis", int64_t(G->type.rank()) - 1));
+  if (c.needs(0)) {
+    Value *ga = c.emit("matmul", {G, matrixTranspose(c, B)});
+    if (vecA) ga = c.emit("squeeze", {ga}, attr("axis", int64_t(ga->type.rank()) - 2));
+    c.give(0, ga);
+  }
+  if (c.needs(1)) {
+    Value *gb = c.emit("matmul", {matrixTranspose(c, A), G});
+    if (vecB) gb = c.emit("squeeze", {gb}, attr("axis", int64_t(gb->type.rank()) - 1));
+    c.give(1, gb);
+  }
+}
+void gradDot(Ctx &c) {
+  if (c.needs(0)) c.give(0, mul(c, c.g(), c.x(1)));
+  if (c.needs(1)) c.give(1, mul(c, c.g(), c.x(0)));
+}
+
+/// reshape back to the operand's shape; its run-time dims become trailing operands.
+void gradReshape(Ctx &c) {
+  Value *x = c.x(0);
+  std::vector<Value *> operands{c.g()};
+  for (size_t i = 0; i < x->type.rank(); ++i)
+    if (x->type.shape()[i].isSymbolic())
+      operands.push_back(c.dimSize(x, i));
+  c.give(0, c.emitTyped("reshape", operands, attr("shape", x->type.shape()), x->type));
+}
+void gradTranspose(Ctx &c) {
+  size_t r = c.forwardOp().operands[0]->type.rank();
+  std::vector<int64_t> perm;
+  if (auto it = c.attrs().find("perm"); it != c.attrs().end())
+    perm = std::get<std::vector<int64_t>>(it->second);
+  if (perm.empty())
+    for (size_t i = r; i-- > 0;)
+      perm.push_back(int64_t(i));
+  std::vector<int64_t> inverse(r);
+  for (size_t i = 0; i < r; ++i)
+    inverse[size_t(perm[i] < 0 ? perm[i] + int64_t(r) : perm[i])] = int64_t(i);
+  c.give(0, c.emit("transpose", {c.g()}, attr("perm", inverse)));
+}
+void gradExpandDims(Ctx &c) { c.give(0, c.emit("squeeze", {c.g()}, attr("axis", c.attrs().at("axis")))); }
+void gradSqueeze(Ctx &c) {
+  c.give(0, c.emit("expand_dims", {c.g()}, attr("axis", c.attrs().at("axis"))));
+}
+void gradBroadcastTo(Ctx &c) { c.give(0, c.g()); }
+void gradSumTo(Ctx &c) { c.give(0, broadcastLike(c, c.g(), 0)); }
+
+/// concat: each operand gets its slice of the adjoint (static sizes along the axis).
+void gradConcat(Ctx &c) {
+  const Type &first = c.forwardOp().operands[0]->type;
+  int64_t r = int64_t(first.rank()), axis = std::get<int64_t>(c.attrs().at("axis"));
+  if (axis < 0) axis += r;
+  int64_t offset = 0;
+  for (size_t i = 0; i < c.numOperands(); ++i) {
+    const Dim &d = c.forwardOp().operands[i]->type.shape()[size_t(axis)];
+    if (!d.isStatic())
+      return c.unsupported("a run-time sized concatenation axis");
+    std::vector<int64_t> begin(size_t(r), 0), end(size_t(r), kSliceToEnd), step(size_t(r), 1);
+    begin[size_t(axis)] = offset;
+    end[size_t(axis)] = offset + d.size();
+    offset += d.size();
+    if (!c.needs(i))
+      continue;
+    Attrs a;
+    a["begin"] = begin;
+    a["end"] = end;
+    a["step"] = step;
+    c.give(i, c.emit("slice", {c.g()}, a));
+  }
+}
+void gradStack(Ctx &c) {
+  Value *g = c.g();
+  for (size_t i = 0; i < c.numOperands(); ++i)
+    if (c.needs(i))
+      c.give(i, c.emit("index", {g, c.intConst(int64_t(i))}, attr("axis", c.attrs().at("axis"))));
+}
+void gradSplit(Ctx &c) {
+  std::vector<Value *> parts;
+  for (size_t i = 0; i < c.forwardOp().results.size(); ++i)
+    parts.push_back(c.g(i));
+  c.give(0, c.emit("concat", parts, attr("axis", c.attrs().at("axis"))));
+}
+/// slice / index scatter the adjoint into zeros of the operand's (static) shape.
+void gradSlice(Ctx &c) {
+  const Type &x = c.forwardOp().operands[0]->type;
+  if (!staticShape(x) || c.numOperands() > 1)
+    return c.unsupported("a slice of a run-time sized tensor or with run-time bounds");
+  Attrs a;
+  a["input_shape"] = x.shape();
+  for (const char *k : {"begin", "end", "step"})
+    a[k] = c.attrs().at(k);
+  c.give(0, c.emitTyped("slice_grad", {c.g()}, a, x));
+}
+void gradSliceGrad(Ctx &c) {
+  Attrs a;
+  for (const char *k : {"begin", "end", "step"})
+    a[k] = c.attrs().at(k);
+  c.give(0, c.emit("slice", {c.g()}, a));
+}
+void gradIndex(Ctx &c) {
+  const Type &x = c.forwardOp().operands[0]->type;
+  if (!staticShape(x))
+    return c.unsupported("indexing a run-time sized tensor");
+  Attrs a;
+  a["input_shape"] = x.shape();
+  a["axis"] = c.attrs().at("axis");
+  c.give(0, c.emitTyped("index_grad", {c.g(), c.x(1)}, a, x));
+}
+void gradIndexGrad(Ctx &c) {
+  c.give(0, c.emit("index", {c.g(), c.x(1)}, attr("axis", c.attrs().at("axis"))));
+}
+
+void gradSoftmax(Ctx &c) {
+  Value *y = c.y(), *g = c.g();
+  Attrs a;
+  a["axes"] = std::vector<int64_t>{std::get<int64_t>(c.attrs().at("axis"))};
+  a["keepdims"] = true;
+  Value *dotYG = c.emit("sum", {mul(c, g, y)}, a);
+  c.give(0, mul(c, y, sub(c, g, dotYG)));
+}
+void gradLogSoftmax(Ctx &c) {
+  Value *y = c.y(), *g = c.g();
+  Attrs a;
+  a["axes"] = std::vector<int64_t>{std::get<int64_t>(c.attrs().at("axis"))};
+  a["keepdims"] = true;
+  c.give(0, sub(c, g, mul(c, c.emit("exp", {y}), c.emit("sum", {g}, a))));
+}
+void gradCrossEntropy(Ctx &c) {
+  c.give(0, c.emit("cross_entropy_grad", {c.x(0), c.x(1), c.g()}));
+}
+/// mse = mean((a - b)^2).
+void gradMse(Ctx &c) {
+  Value *d = sub(c, c.x(0), c.x(1));
+  Value *count = c.emit("sum", {add(c, zeroLike(c, d), c.num(1.0, d))});
+  Value *scale = mul(c, d, div(c, mul(c, c.g(), c.num(2.0, c.g())), count));
+  if (c.needs(0)) c.give(0, scale);
+  if (c.needs(1)) c.give(1, neg(c, scale));
+}
+void gradConv2d(Ctx &c) {
+  const Type &x = c.forwardOp().operands[0]->type, &w = c.forwardOp().operands[1]->type;
+  if (!staticShape(x) || !staticShape(w))
+    return c.unsupported("conv2d on run-time sized tensors");
+  Attrs base;
+  base["stride"] = c.attrs().count("stride") ? c.attrs().at("stride") : AttrValue(int64_t(1));
+  base["padding"] = c.attrs().count("padding") ? c.attrs().at("padding") : AttrValue(int64_t(0));
+  if (c.needs(0)) {
+    Attrs a = base;
+    a["input_shape"] = x.shape();
+    c.give(0, c.emitTyped("conv2d_grad_input", {c.g(), c.x(1)}, a, x));
+  }
+  if (c.needs(1)) {
+    Attrs a = base;
+    a["weight_shape"] = w.shape();
+    c.give(1, c.emitTyped("conv2d_grad_weight", {c.x(0), c.g()}, a, w));
+  }
+}
+void gradMaxPool(Ctx &c) {
+  c.give(0, c.emit("max_pool2d_grad", {c.x(0), c.g()}, attr("k", c.attrs().at("k"))));
+}
+void gradAvgPool(Ctx &c) {
+  const Type &x = c.forwardOp().operands[0]->type;
+  if (!staticShape(x))
+    return c.unsupported("avg_pool2d on a run-time sized tensor");
+  Attrs a;
+  a["k"] = c.attrs().at("k");
+  a["input_shape"] = x.shape();
+  c.give(0, c.emitTyped("avg_pool2d_grad", {c.g()}, a, x));
+}
+/// avg_pool2d_grad is linear in g: its adjoint is the pooled adjoint.
+void gradAvgPoolGrad(Ctx &c) {
+  c.give(0, c.emit("avg_pool2d", {c.g()}, attr("k", c.attrs().at("k"))));
+}
+/// dropout: y = x * mask / (1 - p); kept entries are the non-zero outputs.
+void gradDropout(Ctx &c) {
+  double p = std::get<double>(c.attrs().at("p"));
+  Value *g = c.g();
+  Value *kept = c.emit("ne", {c.y(), c.num(0.0, c.y())});
+  c.give(0, where(c, kept, mul(c, g, c.num(1.0 / (1.0 - p), g)), zeroLike(c, g)));
+}
+void gradFull(Ctx &c) { c.give(0, c.g()); }
+/// relu_grad(x, g) = where(x > 0, g, 0): linear in g.
+void gradReluGrad(Ctx &c) {
+  Value *g = c.g();
+  c.give(1, where(c, c.emit("gt", {c.x(0), c.num(0.0, c.x(0))}), g, zeroLike(c, g)));
+}
+
+// Stacks (docs/autodiff.md): a stack is a tensor of entries, so its adjoint is one too.
+/// push(s, x): s's adjoint is the adjoint without its top entry, x's is the top entry.
+void gradStackPush(Ctx &c) {
+  Value *g = c.g();
+  if (c.needs(0)) c.give(0, c.emit("stack_pop", {g}));
+  if (c.needs(1)) c.give(1, c.emitTyped("stack_top", {g}, {}, c.forwardOp().operands[1]->type));
+}
+/// top(s): the adjoint of s is zeros with g on top.
+void gradStackTop(Ctx &c) {
+  Value *zeros = c.emit("stack_pop", {zeroLike(c, c.x(0))});
+  c.give(0, c.emit("stack_push", {zeros, c.g()}));
+}
+/// pop(s): the adjoint of s is g with a zero entry on top.
+void gradStackPop(Ctx &c) {
+  Value *top = c.emitTyped("stack_top", {c.x(0)}, {},
+                           [&] {
+                             const Type &s = c.forwardOp().operands[0]->type;
+                             return Type::tensor(s.dtype(),
+                                                 Shape(s.shape().begin() + 1, s.shape().end()));
+                           }());
+  c.give(0, c.emit("stack_push", {c.g(), zeroLike(c, top)}));
+}
+
+/// extend(s, t): s's adjoint is g without t's entries, t's is those entries.
+void gradStackExtend(Ctx &c) {
+  Value *g = c.g(), *n = c.dimSize(c.x(1), 0);
+  if (c.needs(0)) c.give(0, c.emit("stack_drop", {g, n}));
+  if (c.needs(1)) c.give(1, c.emitTyped("stack_tail", {g, n}, {}, c.forwardOp().operands[1]->type));
+}
+/// tail(s, n) / drop(s, n): zeros for the other part.
+void gradStackTail(Ctx &c) {
+  Value *zeros = c.emit("stack_drop", {zeroLike(c, c.x(0)), c.x(1)});
+  c.give(0, c.emit("stack_extend", {zeros, c.g()}));
+}
+void gradStackDrop(Ctx &c) {
+  Value *zeros = c.emit("stack_tail", {zeroLike(c, c.x(0)), c.x(1)});
+  c.give(0, c.emit("stack_extend", {c.g(), zeros}));
+}
+
+/// The control-flow primitives are differentiated on the structured program (see above).
+void structural(Ctx &c) {
+  c.unsupported("control-flow primitives are differentiated structurally, before lowering");
+}
+
+struct Rule {
+  const char *op;
+  GradRuleFn fn;
+};
+
+const Rule kRules[] = {
+    {"add", gradAdd}, {"sub", gradSub}, {"mul", gradMul}, {"div", gradDiv}, {"pow", gradPow},
+    {"maximum", gradMaximum}, {"minimum", gradMinimum}, {"floordiv", gradFloordiv},
+    {"mod", gradMod}, {"neg", gradNeg}, {"abs", gradAbs}, {"relu", gradRelu}, {"exp", gradExp},
+    {"log", gradLog}, {"sqrt", gradSqrt}, {"sin", gradSin}, {"cos", gradCos},
+    {"tanh", gradTanh}, {"sigmoid", gradSigmoid}, {"where", gradWhere}, {"clip", gradClip},
+    {"cast", gradCast}, {"Identity", gradIdentity},
+    {"sum", gradSum}, {"mean", gradMean}, {"logsumexp", gradLogsumexp}, {"norm", gradNorm},
+    {"max", gradMaxMin}, {"min", gradMaxMin},
+    {"matmul", gradMatmul}, {"dot", gradDot},
+    {"reshape", gradReshape}, {"transpose", gradTranspose}, {"concat", gradConcat},
+    {"stack", gradStack}, {"split", gradSplit}, {"broadcast_to", gradBroadcastTo},
+    {"slice", gradSlice}, {"index", gradIndex}, {"expand_dims", gradExpandDims},
+    {"squeeze", gradSqueeze}, {"sum_to", gradSumTo},
+    {"softmax", gradSoftmax}, {"log_softmax", gradLogSoftmax},
+    {"cross_entropy", gradCrossEntropy}, {"mse", gradMse}, {"conv2d", gradConv2d},
+    {"max_pool2d", gradMaxPool}, {"avg_pool2d", gradAvgPool}, {"dropout", gradDropout},
+    {"full", gradFull},
+    {"relu_grad", gradReluGrad}, {"slice_grad", gradSliceGrad}, {"index_grad", gradIndexGrad},
+    {"avg_pool2d_grad", gradAvgPoolGrad},
+    {"stack_push", gradStackPush}, {"stack_top", gradStackTop}, {"stack_pop", gradStackPop},
+    {"stack_extend", gradStackExtend}, {"stack_tail", gradStackTail},
+    {"stack_drop", gradStackDrop},
+    {"Switch", structural}, {"Merge", structural}, {"Enter", structural}, {"Exit", structural},
+    {"NextIteration", structural},
+};
+
+} // namespace
+
+void registerGradRules() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    OpRegistry &registry = OpRegistry::get();
+    for (const Rule &r : kRules) {
+      OpInfo *info = registry.lookupMutable(r.op);
+      assert(info && "a gradient rule for an op the registry does not have");
+      info->grad = r.fn;
+      info->differentiable = true;
+    }
+  });
+}
+
+} // namespace autodiff
+} // namespace dlm

@@ -1,0 +1,164 @@
+//===- compiler/autodiff/Reverse.h - The reverse sweep (internal) ----------===//
+//
+// Internal to compiler/autodiff. Reverse turns one flattened function (Autodiff.cpp) into its
+// derivative in place: the body stays as the forward pass, and the backward pass is appended.
+//
+// Levels. Each region of the forward program that the backward enters is a Level: the function
+// body (Root), one side of an `if` (IfSide), a loop body (LoopBody), or a recomputed checkpoint
+// (sameBlock, like Root). A Level has the forward block it reverses and the backward block its
+// gradient ops go to: the backward of an `if` side is the same side of a backward `if` on the
+// same predicate; the backward of a loop body is the body of a backward `for` that runs as many
+// times as the forward loop did.
+//
+// Primal values. A backward op reads a forward value v (primal()):
+//   - defined in an enclosing level, or in a sameBlock level: v itself (values from outside a
+//     loop flow in directly — Zygote's rule);
+//   - defined in an `if` side: the forward `if` gets an extra result (v on that side, undef on
+//     the other) and the backward reads that result one level up;
+//   - defined in a loop body: the forward loop pushes v onto a stack it carries; the backward
+//     loop carries the stack and pops it at the start of each iteration.
+// Exports are made on first use, so a loop stores exactly what its backward reads. Nested loops
+// need no special case: an inner loop's trip count is a value of the outer body, so it is
+// stacked like any other.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DLM_COMPILER_AUTODIFF_REVERSE_H
+#define DLM_COMPILER_AUTODIFF_REVERSE_H
+
+#include "compiler/autodiff/Autodiff.h"
+#include "compiler/autodiff/GradContext.h"
+
+#include <map>
+#include <set>
+
+namespace dlm::autodiff {
+
+/// A value leaf: tuples are differentiated leaf by leaf.
+using Leaf = std::pair<const ssa::Value *, unsigned>;
+
+/// Adjoints by leaf, in a deterministic order (the value's first-seen number, then the leaf).
+struct AdjointMap {
+  std::map<std::pair<uint64_t, unsigned>, std::pair<Leaf, ssa::Value *>> entries;
+};
+
+struct Level {
+  enum class Kind : uint8_t { Root, IfSide, LoopBody };
+  Kind kind = Kind::Root;
+  Level *parent = nullptr;
+  ssa::Block *fwd = nullptr;
+  ssa::Block *bwd = nullptr;
+  bool sameBlock = false;
+  ssa::Operation *fwdOp = nullptr; ///< the forward If/While/For owning `fwd`
+  int side = 0;                    ///< IfSide: 0 then, 1 else
+  ssa::Operation *bwdLoop = nullptr; ///< LoopBody: the backward For
+  size_t prefix = 0;               ///< LoopBody: pops placed at the start of `bwd`
+  /// When set, backward ops of this level are inserted here (before a backward loop that
+  /// needs them) instead of appended.
+  std::optional<size_t> cursor;
+  std::map<const ssa::Value *, ssa::Value *> visible;
+  AdjointMap *adj = nullptr;
+  AdjointMap ownAdj;
+  /// LoopBody: the backward loop's next values, by carried index (iv excluded).
+  std::vector<ssa::Value *> next;
+};
+
+class Reverse {
+public:
+  Reverse(Differentiator &d, ssa::Function &f) : d(d), f(f) {}
+
+  /// Rewrites `f` into its derivative with respect to parameters `argnums`; false after an
+  /// error (reported).
+  bool run(const std::vector<int64_t> &argnums, bool withValue, const Type &resultType);
+
+  // --- used by GradContext ---
+  ssa::Value *primal(const ssa::Value *v, Level &at);
+  ssa::Value *adjoint(Level &at, Leaf leaf);
+  void give(Level &at, Leaf leaf, ssa::Value *grad, llvm::SMRange loc);
+  bool isActive(const ssa::Value *v) const;
+  /// Appends a Builtin op to `at`'s backward block (or inserts it at the level's cursor).
+  ssa::Value *emit(Level &at, const std::string &name, std::vector<ssa::Value *> operands,
+                   Attrs attrs, llvm::SMRange loc, std::optional<Type> type = std::nullopt);
+  /// `g` summed down (broadcasting undone) and cast to type `t`.
+  ssa::Value *fitTo(Level &at, ssa::Value *g, const Type &t, llvm::SMRange loc);
+  ssa::Value *zerosLike(Level &at, ssa::Value *v, llvm::SMRange loc);
+  /// Zeros of the type of leaf `leaf` of `v` (from the static type when it has one, else
+  /// zeros_like of the primal).
+  ssa::Value *zerosOf(Level &at, const ssa::Value *v, unsigned leaf, llvm::SMRange loc);
+  /// The constant `v` in the dtype of `like` (see GradContext::num).
+  ssa::Value *constLike(Level &at, double v, ssa::Value *like, llvm::SMRange loc);
+  /// Leaf `leaf` of `v` (get ops emitted into `at` for a tuple).
+  ssa::Value *extractLeaf(Level &at, ssa::Value *v, unsigned leaf, llvm::SMRange loc);
+  void fail(llvm::SMRange loc, const std::string &message);
+  bool hasFailed() const { return failed; }
+  DimContext &dims() { return d.dims(); }
+
+private:
+  using NextFn = ssa::Value *(Reverse::*)(ssa::Operation &, ssa::Block &, ssa::Value *,
+                                          const ssa::Value *);
+  // Sweep.
+  void sweepOps(Level &level, std::vector<ssa::Operation *> ops);
+  void sweepBlock(Level &level, const ssa::Block &block);
+  void sweepOp(Level &level, ssa::Operation &op);
+  void sweepBuiltin(Level &level, ssa::Operation &op);
+  void sweepIf(Level &level, ssa::Operation &op);
+  void sweepLoop(Level &level, ssa::Operation &op);
+  void sweepCheckpoint(Level &level, ssa::Operation &op);
+  bool hasAdjoint(Level &level, const ssa::Operation &op);
+
+  // Forward augmentation.
+  ssa::Value *exportValue(const ssa::Value *v, Level &level);
+  ssa::Value *exportFromIf(const ssa::Value *v, Level &level);
+  ssa::Value *exportFromLoop(const ssa::Value *v, Level &level);
+  ssa::Value *tripCount(ssa::Operation &loop, Level &parent);
+  /// Adds a carried value to a forward loop: `init` (already placed before the loop), a
+  /// header, the next value `next` builds before the body's yield, and the loop's new result.
+  ssa::Value *addCarried(ssa::Operation &loop, ssa::Value *init, NextFn next,
+                         const ssa::Value *payload);
+  ssa::Value *pushNext(ssa::Operation &loop, ssa::Block &body, ssa::Value *header,
+                       const ssa::Value *payload);
+  ssa::Value *extendNext(ssa::Operation &loop, ssa::Block &body, ssa::Value *header,
+                         const ssa::Value *payload);
+  ssa::Value *countNext(ssa::Operation &loop, ssa::Block &body, ssa::Value *header,
+                        const ssa::Value *payload);
+
+  // Helpers.
+  Level *levelOf(const ssa::Value *v, Level &from);
+  const ssa::Block *defBlock(const ssa::Value *v) const;
+  uint64_t order(const ssa::Value *v);
+  ssa::Value *makeOp(ssa::Block &b, size_t pos, const std::string &name,
+                     std::vector<ssa::Value *> operands, Attrs attrs, llvm::SMRange loc,
+                     std::optional<Type> type);
+  ssa::Operation *insertOp(ssa::Block &b, size_t pos, std::unique_ptr<ssa::Operation> op);
+  void registerArgs(ssa::Block &b);
+  void analyseActivity(const std::vector<int64_t> &argnums);
+  ssa::Value *buildLike(Level &at, const Type &t, std::vector<ssa::Value *> &leaves, size_t &next,
+                        llvm::SMRange loc);
+
+  Differentiator &d;
+  ssa::Function &f;
+  std::map<const ssa::Value *, const ssa::Block *> argBlocks;
+  std::map<const ssa::Value *, uint64_t> numbering;
+  std::set<const ssa::Value *> known, varied, useful;
+  /// Values that are stacks made by this transformation (saved with stack_extend).
+  std::set<const ssa::Value *> stackValues;
+  bool analysed = false;
+  bool failed = false;
+};
+
+/// Flattened type leaves of `t` (tuples expanded in order).
+std::vector<Type> leafTypes(const Type &t);
+/// True for `float` and float tensors.
+bool isFloatType(const Type &t);
+/// Index of `op` in its parent block.
+size_t indexIn(const ssa::Block &b, const ssa::Operation *op);
+/// The header values, initial values, yielded values and results of a loop's carried
+/// variables, aligned (a For's induction variable left out).
+struct LoopParts {
+  std::vector<ssa::Value *> inits, headers, yields, results;
+  ssa::Block *body = nullptr;
+};
+LoopParts loopParts(ssa::Operation &loop);
+
+} // namespace dlm::autodiff
+
+#endif // DLM_COMPILER_AUTODIFF_REVERSE_H
