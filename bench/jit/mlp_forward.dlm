@@ -6,7 +6,7 @@ w1 = randn(784, 256) * 0.05
 b1 = zeros(256)
 w2 = randn(256, 10) * 0.05
 b2 = zeros(10)
-total = 0.0
+total = sum(zeros(1))
 for it in range(100):
     h = relu(x @ w1 + b1)
     logits = h @ w2 + b2

@@ -51,11 +51,11 @@ void initializeLLVM() {
   });
 }
 
-/// Milliseconds of CPU time this thread has used (what other jobs on a shared machine do not
-/// inflate, unlike wall time).
+/// Milliseconds of CPU time this process has used, all threads (what other jobs on a shared
+/// machine do not inflate, unlike wall time).
 double threadCpuMs() {
   timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
