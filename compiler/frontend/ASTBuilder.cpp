@@ -45,6 +45,13 @@ BinaryOp binaryOpOf(size_t tokenType) {
   }
 }
 
+/// The single child of a chain rule that matched just its operand (`x` as an orTest is an
+/// andTest is a notTest ...), or null. The common case, so it avoids the generated accessors,
+/// which dynamic_cast every child.
+template <typename Child> Child *onlyChild(antlr4::ParserRuleContext *ctx) {
+  return ctx->children.size() == 1 ? static_cast<Child *>(ctx->children[0]) : nullptr;
+}
+
 SourceRange join(SourceRange first, SourceRange last) { return SourceRange(first.Start, last.End); }
 
 /// What an invalid assignment target is, for "cannot assign to ...".
@@ -340,6 +347,8 @@ TypeExpr *ASTBuilder::buildTensorAnnotation(P::NamedAnnotationContext *ctx) {
 //===----------------------------------------------------------------------===//
 
 Expr *ASTBuilder::buildTestList(P::TestListContext *ctx) {
+  if (auto *only = onlyChild<P::TestContext>(ctx))
+    return buildTest(only);
   std::vector<P::TestContext *> tests = ctx->test();
   if (tests.size() == 1 && ctx->COMMA().empty())
     return buildTest(tests[0]);
@@ -350,6 +359,8 @@ Expr *ASTBuilder::buildTestList(P::TestListContext *ctx) {
 }
 
 Expr *ASTBuilder::buildTest(P::TestContext *ctx) {
+  if (auto *only = onlyChild<P::OrTestContext>(ctx))
+    return buildOrTest(only);
   // children: value0 [IF cond0 ELSE value1 [IF cond1 ELSE value2 ...]]; folds to the right.
   std::vector<P::OrTestContext *> parts = ctx->orTest();
   Expr *result = buildOrTest(parts.back());
@@ -397,10 +408,14 @@ Expr *ASTBuilder::applyPrefix(const std::vector<TerminalNode *> &ops, UnaryOp op
 }
 
 Expr *ASTBuilder::buildNotTest(P::NotTestContext *ctx) {
+  if (auto *only = onlyChild<P::ComparisonContext>(ctx))
+    return buildComparison(only);
   return applyPrefix(ctx->NOT(), UnaryOp::Not, buildComparison(ctx->comparison()));
 }
 
 Expr *ASTBuilder::buildComparison(P::ComparisonContext *ctx) {
+  if (auto *only = onlyChild<P::ArithContext>(ctx))
+    return buildArith(only);
   std::vector<P::ArithContext *> operands = ctx->arith();
   Expr *lhs = buildArith(operands[0]);
   if (operands.size() == 1)
@@ -423,10 +438,14 @@ Expr *ASTBuilder::buildTerm(P::TermContext *ctx) {
 }
 
 Expr *ASTBuilder::buildFactor(P::FactorContext *ctx) {
+  if (auto *only = onlyChild<P::PowerContext>(ctx))
+    return buildPower(only);
   return applyPrefix(ctx->MINUS(), UnaryOp::Neg, buildPower(ctx->power()));
 }
 
 Expr *ASTBuilder::buildPower(P::PowerContext *ctx) {
+  if (auto *only = onlyChild<P::AtomExprContext>(ctx))
+    return buildAtomExpr(only);
   // children: atomExpr (POW MINUS* atomExpr)*. Split into operands, the '**' tokens and the
   // minus signs in front of each operand; then fold from the right:
   // a ** -b ** c == a ** (-(b ** c)).
@@ -457,8 +476,10 @@ Expr *ASTBuilder::buildPower(P::PowerContext *ctx) {
 }
 
 Expr *ASTBuilder::buildAtomExpr(P::AtomExprContext *ctx) {
-  Expr *result = buildAtom(ctx->atom());
-  for (P::TrailerContext *trailer : ctx->trailer()) {
+  // children: atom trailer*
+  Expr *result = buildAtom(static_cast<P::AtomContext *>(ctx->children[0]));
+  for (size_t i = 1; i < ctx->children.size(); ++i) {
+    auto *trailer = static_cast<P::TrailerContext *>(ctx->children[i]);
     if (auto *call = dynamic_cast<P::CallTrailerContext *>(trailer)) {
       result = buildCall(result, call);
     } else if (auto *sub = dynamic_cast<P::SubscriptTrailerContext *>(trailer)) {
@@ -511,30 +532,30 @@ Expr *ASTBuilder::buildSlice(P::SubscriptContext *ctx) {
 }
 
 Expr *ASTBuilder::buildAtom(P::AtomContext *ctx) {
-  SourceRange range = rangeOf(ctx);
-  if (auto *paren = dynamic_cast<P::ParenAtomContext *>(ctx)) {
-    if (!paren->testList())
-      return make<TupleExpr>(range, std::vector<Expr *>{});
-    Expr *inner = buildTestList(paren->testList());
-    if (auto *tuple = llvm::dyn_cast<TupleExpr>(inner)) // the parentheses belong to the tuple
-      return make<TupleExpr>(range, tuple->getElements());
-    return inner;
-  }
-  if (auto *list = dynamic_cast<P::ListAtomContext *>(ctx)) {
+  // The first token tells the labelled alternative apart (cheaper than dynamic_cast).
+  antlr4::Token *first = ctx->getStart();
+  switch (first->getType()) {
+  case P::NAME: return make<NameExpr>(rangeOf(first), first->getText());
+  case P::INT: return buildInt(first);
+  case P::FLOAT: return buildFloat(first);
+  case P::STRING: return buildString(static_cast<P::StringAtomContext *>(ctx));
+  case P::TRUE:
+  case P::FALSE: return make<BoolLiteralExpr>(rangeOf(first), first->getType() == P::TRUE);
+  case P::LBRACK: {
     std::vector<Expr *> elements;
-    for (P::TestContext *test : list->test())
+    for (P::TestContext *test : static_cast<P::ListAtomContext *>(ctx)->test())
       elements.push_back(buildTest(test));
-    return make<ListExpr>(range, std::move(elements));
+    return make<ListExpr>(rangeOf(ctx), std::move(elements));
   }
-  if (auto *name = dynamic_cast<P::NameAtomContext *>(ctx))
-    return make<NameExpr>(range, name->getText());
-  if (auto *literal = dynamic_cast<P::IntAtomContext *>(ctx))
-    return buildInt(literal->INT()->getSymbol());
-  if (auto *literal = dynamic_cast<P::FloatAtomContext *>(ctx))
-    return buildFloat(literal->FLOAT()->getSymbol());
-  if (auto *literal = dynamic_cast<P::StringAtomContext *>(ctx))
-    return buildString(literal);
-  return make<BoolLiteralExpr>(range, dynamic_cast<P::TrueAtomContext *>(ctx) != nullptr);
+  default: break;
+  }
+  auto *paren = static_cast<P::ParenAtomContext *>(ctx);
+  if (!paren->testList())
+    return make<TupleExpr>(rangeOf(ctx), std::vector<Expr *>{});
+  Expr *inner = buildTestList(paren->testList());
+  if (auto *tuple = llvm::dyn_cast<TupleExpr>(inner)) // the parentheses belong to the tuple
+    return make<TupleExpr>(rangeOf(ctx), tuple->getElements());
+  return inner;
 }
 
 Expr *ASTBuilder::buildInt(antlr4::Token *token) {

@@ -1,0 +1,39 @@
+#!/bin/bash
+# Runs dlm's benchmarks against a build directory: `bench/run.sh BUILD_DIR` (what `make bench`
+# does). Each section runs one benchmark binary if it was built; record the figures in
+# bench/RESULTS.md with the machine and the date. Add a section per new benchmark.
+set -euo pipefail
+BUILD=${1:-build}
+BIN="$BUILD/bin"
+HERE=$(cd "$(dirname "$0")" && pwd)
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+echo "== machine: $(nproc) cores, $(lscpu | sed -n 's/^Model name: *//p'), $(date -u +%Y-%m-%d)"
+
+# --- frontend: parse throughput (lines/s) ---------------------------------------------------
+if [ -x "$BIN/parse_bench" ]; then
+  echo "== frontend: parse throughput, warm (in-process, Google Benchmark)"
+  "$BIN/parse_bench" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
+  echo "== frontend: cold dlmc --emit=ast process on the same 50 000-line program"
+  "$BIN/parse_bench" --write="$TMP/generated.dlm"
+  lines=$(wc -l < "$TMP/generated.dlm")
+  best=""
+  for _ in 1 2 3; do
+    start=$(date +%s.%N)
+    "$BIN/dlmc" --emit=ast "$TMP/generated.dlm" > /dev/null
+    end=$(date +%s.%N)
+    t=$(echo "$end - $start" | bc -l)
+    if [ -z "$best" ] || [ "$(echo "$t < $best" | bc -l)" = 1 ]; then best=$t; fi
+  done
+  printf "%d lines in %.3f s (best of 3, parse + AST dump): %.0f lines/s\n" \
+    "$lines" "$best" "$(echo "$lines / $best" | bc -l)"
+fi
+
+# --- later sections: one per benchmark binary ----------------------------------------------
+for bench in sema_bench executor_bench dlm_kernel_bench; do
+  if [ -x "$BIN/$bench" ]; then
+    echo "== $bench"
+    "$BIN/$bench" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
+  fi
+done
