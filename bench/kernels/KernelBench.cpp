@@ -86,6 +86,19 @@ void BM_Conv2d(benchmark::State &state) {
 }
 BENCHMARK(BM_Conv2d)->Args({32, 1, 28, 8})->Args({32, 8, 14, 16})->Unit(benchmark::kMicrosecond)->UseRealTime();
 
+/// The fixed cost of one kernel call (lookup, dispatch, a 0-d output): what a scalar op costs
+/// an engine that goes through the kernel table.
+void BM_CallOverhead(benchmark::State &state) {
+  Tensor a = Tensor::scalarF64(1.5), b = Tensor::scalarF64(2.5);
+  const KernelInfo *add = findKernel("add");
+  std::vector<Value> ins = {a, b}, outs;
+  for (auto _ : state) {
+    outs.clear();
+    benchmark::DoNotOptimize(callKernel(*add, ins, {}, outs).ok());
+  }
+}
+BENCHMARK(BM_CallOverhead);
+
 } // namespace
 
 BENCHMARK_MAIN();
