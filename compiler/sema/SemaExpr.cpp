@@ -70,9 +70,6 @@ Operand Sema::name(const NameExpr &e) {
   o.expr = &e;
   if (!b)
     return o;
-  if (b->module == nullptr && !b->dtype && !b->value && b->type.kind() != Type::Kind::None &&
-      !b->type.isFunction() && module->imports.count(e.getName().str()) && !env.count(e.getName().str()))
-    return o; // a failed import
   o.value = b->value;
   o.type = b->type;
   o.module = b->module;

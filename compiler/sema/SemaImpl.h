@@ -161,7 +161,7 @@ public:
   void analyseTupleFor(const ForStmt &s, const Operand &tuple, size_t from);
   void analyseReturn(const ReturnStmt &s);
   /// Emits an `if` on `cond`; `thenFn`/`elseFn` analyse the branches into the environment;
-  /// variables are joined afterwards. `what` names the construct in join errors.
+  /// variables are joined afterwards. `thenName`/`elseName` name the branches in join errors.
   void emitIf(Value *cond, llvm::SMRange loc, const std::function<void()> &thenFn,
               const std::function<void()> &elseFn, const char *thenName = "then-branch",
               const char *elseName = "else-branch");
@@ -243,7 +243,7 @@ public:
   Function *function = nullptr;
   /// Depth of loops in the function being analysed (`break` needs one).
   int loopDepth = 0;
-  /// Hidden variables that exist in the current function (loop flags when in a loop).
+  /// False while analysing the top-level statements (`main`).
   bool inFunction = false;
 
   // Whole-run state.
