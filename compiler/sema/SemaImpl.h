@@ -1,7 +1,8 @@
 //===- compiler/sema/SemaImpl.h - The analyser's state (private) -----------===//
 //
-// Shared by Sema.cpp (modules, functions, statements, control flow), SemaExpr.cpp (expressions)
-// and SemaBuiltins.cpp (built-in functions). Not included outside compiler/sema.
+// Shared by Sema.cpp (modules, diagnostics, entry), SemaCalls.cpp (specialisation, calls, grad),
+// SemaStmts.cpp (statements, joins, exit flags), SemaLoops.cpp, SemaExpr.cpp (expressions) and
+// SemaBuiltins.cpp (built-in functions). Not included outside compiler/sema.
 //
 // Environment: a function's variables live in one flat map (Python scoping: if/while bodies do
 // not open scopes). At a branch the map is copied, each side is analysed, and the join yields
@@ -133,7 +134,7 @@ public:
   /// Notes where the names among `exprs` were last assigned.
   void noteDefinitions(const std::vector<const Expr *> &exprs);
 
-  // --- modules and functions (Sema.cpp) ---
+  // --- modules (Sema.cpp), functions and calls (SemaCalls.cpp) ---
   ModuleInfo *loadModule(const ImportStmt &imp, ModuleInfo &importer);
   void collectModule(ModuleInfo &m);
   Function *specialise(std::shared_ptr<const FnCallable> fn, const std::vector<Operand> &args,
@@ -147,7 +148,7 @@ public:
                        std::string &why);
   std::string annotationStr(const TypeExpr *ann);
 
-  // --- statements and control flow (Sema.cpp) ---
+  // --- statements and control flow (SemaStmts.cpp, SemaLoops.cpp) ---
   void analyseBody(const Body &stmts, size_t from = 0);
   void analyseStmt(const Stmt &s);
   void analyseAssign(const Expr &target, Operand value, llvm::SMRange stmtLoc);
