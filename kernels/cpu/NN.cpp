@@ -346,9 +346,10 @@ void conv2dKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
 
 /// conv2d_grad_input(g, w){stride, padding, input_shape}: col = w^T g per chunk, then col2im.
 void conv2dGradInputKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
-  expectArity(ins, 2, "conv2d_grad_input");
+  expectArity(ins, 2, "conv2d_grad_input", true);
   const Tensor &gin = tensorArg(ins, 0, "conv2d_grad_input"), &win = tensorArg(ins, 1, "conv2d_grad_input");
-  ConvGeom g = convGeometry(attrs.getInts("input_shape"), win.shape(), attrs, "conv2d_grad_input");
+  ConvGeom g = convGeometry(shapeFromAttrOrInputs(attrs, "input_shape", ins, 2), win.shape(), attrs,
+                            "conv2d_grad_input");
   check(gin.shape() == Shape({g.n, g.o, g.oh, g.ow}),
         "'conv2d_grad_input': gradient " + gin.typeString() + " does not match the output shape " +
             shapeString({g.n, g.o, g.oh, g.ow}));
@@ -373,9 +374,10 @@ void conv2dGradInputKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
 
 /// conv2d_grad_weight(x, g){stride, padding, weight_shape}: dW = sum over chunks of g col^T.
 void conv2dGradWeightKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
-  expectArity(ins, 2, "conv2d_grad_weight");
+  expectArity(ins, 2, "conv2d_grad_weight", true);
   const Tensor &xin = tensorArg(ins, 0, "conv2d_grad_weight"), &gin = tensorArg(ins, 1, "conv2d_grad_weight");
-  ConvGeom g = convGeometry(xin.shape(), attrs.getInts("weight_shape"), attrs, "conv2d_grad_weight");
+  ConvGeom g = convGeometry(xin.shape(), shapeFromAttrOrInputs(attrs, "weight_shape", ins, 2), attrs,
+                            "conv2d_grad_weight");
   check(gin.shape() == Shape({g.n, g.o, g.oh, g.ow}),
         "'conv2d_grad_weight': gradient " + gin.typeString() + " does not match the output shape " +
             shapeString({g.n, g.o, g.oh, g.ow}));
@@ -479,9 +481,9 @@ void maxPoolGradKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
 
 /// avg_pool2d_grad(g){k, input_shape}: each window's gradient spread evenly (/k^2).
 void avgPoolGradKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
-  expectArity(ins, 1, "avg_pool2d_grad");
+  expectArity(ins, 1, "avg_pool2d_grad", true);
   const Tensor &gin = tensorArg(ins, 0, "avg_pool2d_grad");
-  Shape inShape = attrs.getInts("input_shape");
+  Shape inShape = shapeFromAttrOrInputs(attrs, "input_shape", ins, 1);
   PoolGeom g = poolGeometry(inShape, attrs, "avg_pool2d_grad");
   check(gin.shape() == Shape({inShape[0], inShape[1], g.oh, g.ow}),
         "'avg_pool2d_grad': gradient " + gin.typeString() + " does not match the pooled shape");

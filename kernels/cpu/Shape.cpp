@@ -95,9 +95,13 @@ void sliceKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
 /// slice_grad(g){input_shape, begin, end, step}: g placed into zeros of the input's shape.
 void sliceGradKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   const Tensor &g = tensorArg(ins, 0, "slice_grad");
-  Shape inShape = attrs.getInts("input_shape");
+  // Trailing operands: the input's symbolic dims first, then the dynamic slice bounds.
+  Shape inShape = shapeFromAttrOrInputs(attrs, "input_shape", ins, 1);
+  size_t dynamicDims = 0;
+  for (int64_t d : attrs.getInts("input_shape"))
+    dynamicDims += d == kDynamicDim;
   Tensor out = Tensor::zeros(g.dtype(), inShape);
-  Tensor window = sliceView(out, attrs, ins, 1);
+  Tensor window = sliceView(out, attrs, ins, 1 + dynamicDims);
   check(window.shape() == g.shape(), "slice_grad: gradient " + g.typeString() +
                                          " does not match the slice " + shapeString(window.shape()));
   copyInto(window, g);
@@ -160,9 +164,9 @@ void indexKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
 /// index_grad(g, i){axis, input_shape}: zeros of the input's shape with g's slices added at
 /// the indexed positions (repeated indices accumulate).
 void indexGradKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
-  expectArity(ins, 2, "index_grad");
+  expectArity(ins, 2, "index_grad", true);
   const Tensor &g = tensorArg(ins, 0, "index_grad"), &i = tensorArg(ins, 1, "index_grad");
-  Shape inShape = attrs.getInts("input_shape");
+  Shape inShape = shapeFromAttrOrInputs(attrs, "input_shape", ins, 2);
   int64_t r = (int64_t)inShape.size();
   check(r > 0, "index_grad: input_shape must have rank >= 1");
   int64_t axis = normalizeAxis(attrs.getInt("axis", 0), r, "index axis");

@@ -852,3 +852,23 @@ TEST(Elementwise, FastF32MathIsAccurateEverywhere) {
   EXPECT_LE(worstS, 4.0);
 }
 } // namespace
+
+namespace {
+/// Gradient helpers whose input shape has symbolic dims take them from trailing operands.
+TEST(Shape, GradShapesWithSymbolicDims) {
+  Tensor g = Tensor::fromVector<float>(DType::F32, {1, 2}, Shape{1, 2});
+  Tensor dx = run("index_grad", {g, Tensor::scalarI64(1), Tensor::scalarI64(3)},
+                  Attrs{{"axis", int64_t(0)}, {"input_shape", Shape{kDynamicDim, 2}}});
+  EXPECT_EQ(dx.shape(), (Shape{3, 2}));
+  EXPECT_EQ(dx.getF64({1, 1}), 2.0);
+  // slice_grad: the input's dims come before the dynamic bounds.
+  Tensor sg = run("slice_grad", {Tensor::fromVector<float>(DType::F32, {5, 6}), Tensor::scalarI64(4), Tensor::scalarI64(2)},
+                  Attrs{{"input_shape", Shape{kDynamicDim}}, {"begin", Shape{kDynamicDim}}, {"end", Shape{kSliceToEnd}}, {"step", Shape{1}}});
+  EXPECT_EQ(sg.shape(), (Shape{4}));
+  EXPECT_EQ(sg.getF64({3}), 6.0);
+  EXPECT_EQ(sg.getF64({1}), 0.0);
+  Tensor ap = run("avg_pool2d_grad", {run("ones", {}, Attrs{{"shape", Shape{1, 1, 1, 1}}}), Tensor::scalarI64(1)},
+                  Attrs{{"k", int64_t(2)}, {"input_shape", Shape{kDynamicDim, 1, 2, 2}}});
+  EXPECT_EQ(ap.getF64({0, 0, 1, 1}), 0.25);
+}
+} // namespace
