@@ -41,6 +41,27 @@ def cases():
         with np.errstate(over="ignore"):
             yield np.array(s, dtype=np.float32)
     yield np.arange(2000, dtype=np.float32).reshape(40, 50)
+    yield rng.integers(0, 2, (3, 1000)).astype(np.bool_)
+    yield np.full((2, 3), np.nan)
+    yield np.array(np.nan)
+    yield np.array(-np.inf, dtype=np.float32)
+    yield np.array([np.iinfo(np.int64).min, np.iinfo(np.int64).max], dtype=np.int64)
+    yield np.array([-0.0, 1e-7, 5.0], dtype=np.float64)
+    yield (rng.standard_normal((2, 2000)) * 1e-6).astype(np.float32)
+    yield np.linspace(-1, 1, 77).reshape(7, 11)
+    yield np.array([1e-300, 1e300, -1e-300])
+    yield np.array([123456789012.0, 0.5], dtype=np.float64)
+    yield np.array([[[1.5]]], dtype=np.float64)
+    yield np.zeros((3, 0, 2), dtype=np.float32)
+    # Random mixtures: magnitudes spread over many decades, specials sprinkled in.
+    for _ in range(300):
+        shape = tuple(rng.integers(1, 6, rng.integers(1, 4)))
+        dt = (np.float32, np.float64)[rng.integers(0, 2)]
+        a = rng.standard_normal(shape) * 10.0 ** rng.integers(-9, 10, shape)
+        a = np.where(rng.random(shape) < 0.1, rng.choice([np.nan, np.inf, -np.inf, 0.0, -0.0]), a)
+        with np.errstate(over="ignore"):
+            yield a.astype(dt)
+        yield np.round(rng.standard_normal(shape) * 10.0 ** rng.integers(0, 6), rng.integers(0, 4)).astype(dt)
     yield np.arange(24, dtype=np.int64).reshape(2, 3, 4).transpose(2, 0, 1)
     yield np.array(True)
     yield np.array(0.5, dtype=np.float32)
