@@ -259,7 +259,11 @@ Operand Sema::callUser(std::shared_ptr<const FnCallable> fn, CallArgs &args) {
   Function *f = specialise(fn, bound, given, args.loc);
   if (!f || f->resultType.isError())
     return poison();
-  Operation *op = emit(OpKind::Call, args.loc, runtimeOperands(bound, given));
+  return emitCall(f, runtimeOperands(bound, given), args.loc);
+}
+
+Operand Sema::emitCall(Function *f, std::vector<Value *> operands, llvm::SMRange loc) {
+  Operation *op = emit(OpKind::Call, loc, std::move(operands));
   op->callee = f;
   Operand out;
   out.type = f->resultType;
@@ -343,15 +347,8 @@ Operand Sema::callCallable(const std::shared_ptr<const Callable> &c, CallArgs &a
   Function *f = materialise(c, args);
   if (!f)
     return poison();
-  std::vector<Operand> none;
   std::vector<bool> given(args.positional.size(), true);
-  Operation *op = emit(OpKind::Call, args.loc, runtimeOperands(args.positional, given));
-  op->callee = f;
-  Operand out;
-  out.type = f->resultType;
-  if (f->resultType.kind() != Type::Kind::None)
-    out.value = op->addResult(f->resultType);
-  return out;
+  return emitCall(f, runtimeOperands(args.positional, given), args.loc);
 }
 
 /// True for a float scalar or a 0-d float tensor.

@@ -141,6 +141,8 @@ public:
                        const std::vector<bool> &given, llvm::SMRange callLoc);
   Operand callUser(std::shared_ptr<const FnCallable> fn, CallArgs &args);
   Operand callCallable(const std::shared_ptr<const Callable> &c, CallArgs &args);
+  /// A `call` of `f` with its runtime operands.
+  Operand emitCall(Function *f, std::vector<Value *> operands, llvm::SMRange loc);
   Operand callGrad(const GradCallable &g, CallArgs &args);
   /// A Function that computes `c` at the argument types; null after an error.
   Function *materialise(const std::shared_ptr<const Callable> &c, CallArgs &args);
