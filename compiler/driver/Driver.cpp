@@ -2,6 +2,7 @@
 #include "compiler/driver/Driver.h"
 
 #include "compiler/codegen/Codegen.h"
+#include "compiler/engine/Engine.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -37,6 +38,16 @@ std::optional<Engine> parseEngine(llvm::StringRef name) {
 }
 
 int executeProgram(Compilation &compilation, const RunOptions &options) {
+  if (options.engine == Engine::Graph) {
+    const graph::Graph *graph = compilation.getGraph();
+    if (!graph) {
+      compilation.getDiagnostics().error("internal error: no lowered graph to execute");
+      return ExitInternal;
+    }
+    // Flush what the compiler printed before the program's own output starts.
+    llvm::outs().flush();
+    return engine::runGraph(*graph, compilation.getDiagnostics());
+  }
   if (options.engine == Engine::JIT) {
     const graph::Graph *graph = compilation.getGraph();
     if (!graph) {
