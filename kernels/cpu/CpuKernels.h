@@ -63,6 +63,20 @@ void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const float
 void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const double *a, int64_t lda,
           const double *b, int64_t ldb, double beta, double *c, int64_t ldc);
 
+/// Sum of a contiguous run in double, accumulated in eight fixed lanes combined in a fixed
+/// order: deterministic (independent of threads and alignment), and unlike one running sum the
+/// lanes let the loop vectorise.
+template <typename T> double laneSum(const T *p, int64_t n) {
+  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int k = 0; k < 8; ++k) acc[k] += (double)p[i + k];
+  double s = 0;
+  for (int k = 0; k < 8; ++k) s += acc[k];
+  for (; i < n; ++i) s += (double)p[i];
+  return s;
+}
+
 } // namespace dlm::rt::cpu
 
 #endif // DLM_KERNELS_CPU_CPUKERNELS_H

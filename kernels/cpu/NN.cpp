@@ -48,9 +48,7 @@ template <typename T> T expOf(T v) {
     return std::exp(v);
 }
 
-/// Max and sum of a contiguous run in eight fixed lanes, combined in a fixed order: the
-/// result does not depend on threads or alignment, and the lanes let the loops vectorise
-/// (a single running sum would serialise on the add latency).
+/// Max of a contiguous run in eight fixed lanes (see laneSum in CpuKernels.h).
 template <typename T> T laneMax(const T *p, int64_t n) {
   T acc[8];
   for (int k = 0; k < 8; ++k) acc[k] = -std::numeric_limits<T>::infinity();
@@ -61,17 +59,6 @@ template <typename T> T laneMax(const T *p, int64_t n) {
   for (int k = 0; k < 8; ++k) m = acc[k] > m ? acc[k] : m;
   for (; i < n; ++i) m = p[i] > m ? p[i] : m;
   return m;
-}
-
-template <typename T> double laneSum(const T *p, int64_t n) {
-  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    for (int k = 0; k < 8; ++k) acc[k] += (double)p[i + k];
-  double s = 0;
-  for (int k = 0; k < 8; ++k) s += acc[k];
-  for (; i < n; ++i) s += (double)p[i];
-  return s;
 }
 
 /// dst[j] = exp(src[j] - m) for a contiguous lane; returns their sum.

@@ -88,6 +88,10 @@ Tensor sumRows(const Tensor &x, const ReducePlan &p, DType outDType, bool mean) 
       Tensor xr = rows(x, p);
       const T *src = xr.data<T>();
       for (int64_t j = 0; j < p.outer; ++j) {
+        if constexpr (std::is_floating_point_v<T>) {
+          acc[j] = laneSum(src + j * p.inner, p.inner);
+          continue;
+        }
         Acc s = 0;
         for (int64_t i = 0; i < p.inner; ++i) s += (Acc)src[j * p.inner + i];
         acc[j] = s;
