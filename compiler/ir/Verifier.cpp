@@ -39,6 +39,18 @@ bool isConstValue(const Node &n, const std::string &attr) {
   return n.op == "const" && attr == "value";
 }
 
+/// Attributes an op's type rule reads without a default, which a node must therefore carry:
+/// shapes, lists of shapes and of dtypes everywhere; a const's `value`, and `shape` and `dtype`
+/// too when the value is a tensor literal (a float list).
+bool isRequiredAttr(const Node &n, const AttrSpec &spec) {
+  if (spec.kind == AttrKind::Shape || spec.kind == AttrKind::Shapes ||
+      spec.kind == AttrKind::DTypes)
+    return n.op != "const" || n.attrAs<std::vector<double>>("value");
+  if (n.op == "const")
+    return spec.name == "value" || (spec.name == "dtype" && n.attrAs<std::vector<double>>("value"));
+  return false;
+}
+
 bool isBoolScalar(const Type &t) { return t.isTensor() && t.dtype() == DType::Bool && t.rank() == 0; }
 
 /// The language type a 0-d graph tensor stood for before lowering (i64 -> int, f64 -> float,
@@ -147,6 +159,12 @@ private:
       return false;
     }
     bool attrsOk = true;
+    for (const AttrSpec &spec : info.attrs) {
+      if (isRequiredAttr(n, spec) && !n.attrs.count(spec.name)) {
+        fail(n.id, "'" + n.op + "' needs the attribute '" + spec.name + "'");
+        attrsOk = false;
+      }
+    }
     for (const auto &[attrName, value] : n.attrs) {
       const AttrSpec *spec = info.findAttr(attrName);
       if (!spec) {

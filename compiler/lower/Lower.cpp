@@ -15,11 +15,11 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/lower/Lower.h"
 
-#include "compiler/autodiff/Autodiff.h"
 #include "compiler/frontend/Diagnostics.h"
 #include "compiler/ir/Verifier.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <map>
 
@@ -67,6 +67,8 @@ struct Context {
   std::optional<NodeId> pivot;
 
   bool hasPivot() const { return pivotSource || branchOf; }
+  /// The op owning the region (If, While, For): where the region's helper nodes point.
+  llvm::SMRange loc;
   /// The last side effect (or token node) of this region, and its value when it has one.
   std::optional<NodeId> token;
   std::optional<ValueRef> tokenValue;
@@ -114,7 +116,8 @@ private:
     if (ctx.pivot)
       return *ctx.pivot;
     ValueRef source = ctx.pivotSource ? *ctx.pivotSource : predicateSwitch(ctx);
-    ctx.pivot = g.addNode("Identity", {source}, {g.typeOf(source)}, ctx.frame).id;
+    ctx.pivot =
+        g.addNode("Identity", {source}, {g.typeOf(source)}, ctx.frame, location(ctx.loc)).id;
     return *ctx.pivot;
   }
 
@@ -297,15 +300,11 @@ private:
     case ssa::OpKind::Dim: return lowerDim(op, scope, ctx);
     case ssa::OpKind::Undef: return lowerUndef(op, scope, ctx);
     case ssa::OpKind::Call: return lowerCall(op, scope, ctx);
-    case ssa::OpKind::Grad: {
-      // compiler/autodiff builds the derivative as a function of the callee's parameters.
-      const ssa::Function *derivative = differentiator.derivative(op);
-      if (!derivative) {
-        failed = true;
-        return;
-      }
-      return lowerCall(op, scope, ctx, derivative);
-    }
+    case ssa::OpKind::Grad:
+      failed = true;
+      diags.error(op.loc, "the graph lowering does not support 'grad' yet (reverse mode is "
+                          "a graph transformation of the autodiff stage)");
+      return;
     case ssa::OpKind::If: return lowerIf(op, scope, ctx);
     case ssa::OpKind::While: return lowerWhile(op, scope, ctx);
     case ssa::OpKind::For: return lowerFor(op, scope, ctx);
@@ -371,10 +370,8 @@ private:
     scope.values[op.result()] = outs;
   }
 
-  void lowerCall(const ssa::Operation &op, Scope &scope, Context &ctx,
-                 const ssa::Function *callee = nullptr) {
-    if (!callee)
-      callee = op.callee;
+  void lowerCall(const ssa::Operation &op, Scope &scope, Context &ctx) {
+    const ssa::Function *callee = op.callee;
     for (const ssa::Function *f : inlineStack) {
       if (f != callee)
         continue;
@@ -414,6 +411,7 @@ private:
       bctx.frame = ctx.frame;
       bctx.branchOf = &rec;
       bctx.thenSide = isThen;
+      bctx.loc = op.loc;
       bctx.token = ctx.token;
       if (size_t(side) < op.regions.size()) {
         std::optional<Values> yielded = lowerRegion(*op.regions[side], bs, bctx);
@@ -455,10 +453,27 @@ private:
     ValueRef loopCond;
   };
 
+  /// A function's printed name as a .dlmir identifier:
+  /// `grad(fn f, argnums=0)` -> `grad_fn_f_argnums_0`.
+  static std::string frameName(const std::string &function) {
+    std::string out;
+    for (char c : function) {
+      bool ok = llvm::isAlnum(c) || c == '_' || c == '.';
+      if (ok)
+        out += c;
+      else if (!out.empty() && out.back() != '_')
+        out += '_';
+    }
+    while (!out.empty() && out.back() == '_')
+      out.pop_back();
+    return out.empty() ? "fn" : out;
+  }
+
   /// Enter + Merge for each initial value (the token last when the loop has side effects).
   void openLoop(Loop &loop, const ssa::Operation &op, Values inits, Context &ctx,
                 const char *kind) {
-    std::string name = inlineStack.back()->name + "." + kind + std::to_string(frameCounter++);
+    std::string name = frameName(inlineStack.back()->name) + "." + kind +
+                       std::to_string(frameCounter++);
     loop.frame = g.addFrame(name, ctx.frame, options.parallelIterations);
     loop.record.frame = loop.frame;
     loop.record.loc = op.loc;
@@ -491,10 +506,11 @@ private:
     Context c;
     c.frame = loop.frame;
     c.pivotSource = pivotSource;
+    c.loc = loop.record.loc;
     if (loop.effects) {
       NodeId start = token.node;
       if (g.node(start).op == "Switch")
-        start = g.addNode("Identity", {token}, {boolScalar()}, loop.frame).id;
+        start = g.addNode("Identity", {token}, {boolScalar()}, loop.frame, location(c.loc)).id;
       c.token = start;
       c.tokenValue = Graph::value(start);
     }
@@ -654,7 +670,6 @@ private:
   unsigned frameCounter = 0;
   std::vector<const ssa::Function *> inlineStack;
   std::map<const ssa::Function *, bool> effectsCache;
-  autodiff::Differentiator differentiator{diags};
 };
 
 } // namespace

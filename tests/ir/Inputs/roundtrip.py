@@ -36,6 +36,11 @@ def check(path, tool):
     return None
 
 
+# What lowering rejects by design (docs/ir.md "Lowering"), not by mistake.
+DOCUMENTED_LIMITS = ["cannot be lowered to a graph (calls are inlined)",
+                     "the graph lowering does not support 'grad' yet"]
+
+
 def check_lowered(path, dlmc, tool):
     """The graph dlmc lowers a program to prints back unchanged through dlm-opt; a program that
     passes sema must lower."""
@@ -44,6 +49,8 @@ def check_lowered(path, dlmc, tool):
         if lowered.returncode != 0:
             if run(dlmc, ["--emit=ssa", str(path)]).returncode != 0:
                 return None  # a program sema rejects (a diagnostics test)
+            if any(limit in lowered.stderr for limit in DOCUMENTED_LIMITS):
+                return None
             return f"{path}: sema accepts it but lowering fails:\n{lowered.stderr}"
         again = run(tool, args + ["-"], lowered.stdout)
         if again.returncode != 0 or again.stdout != lowered.stdout:
