@@ -362,10 +362,14 @@ void gradStack(Ctx &c) {
     if (c.needs(i))
       c.give(i, c.emit("index", {g, c.intConst(int64_t(i))}, attr("axis", c.attrs().at("axis"))));
 }
+/// split has one tuple result: its parts' adjoints (zeros where none) concatenated.
 void gradSplit(Ctx &c) {
   std::vector<Value *> parts;
-  for (size_t i = 0; i < c.forwardOp().results.size(); ++i)
-    parts.push_back(c.g(i));
+  const ssa::Value *r = c.forwardOp().result();
+  for (unsigned l = 0; l < autodiff::leafTypes(r->type).size(); ++l) {
+    Value *g = c.reverse.adjoint(c.level, {r, l});
+    parts.push_back(g ? g : c.reverse.zerosOf(c.level, r, l, c.forwardOp().loc));
+  }
   c.give(0, c.emit("concat", parts, attr("axis", c.attrs().at("axis"))));
 }
 /// slice / index scatter the adjoint into zeros of the operand's (static) shape.
@@ -466,11 +470,6 @@ void gradDropout(Ctx &c) {
   c.give(0, where(c, kept, mul(c, g, c.num(1.0 / (1.0 - p), g)), zeroLike(c, g)));
 }
 void gradFull(Ctx &c) { c.give(0, c.g()); }
-/// relu_grad(x, g) = where(x > 0, g, 0): linear in g.
-void gradReluGrad(Ctx &c) {
-  Value *g = c.g();
-  c.give(1, where(c, c.emit("gt", {c.x(0), c.num(0.0, c.x(0))}), g, zeroLike(c, g)));
-}
 
 // Stacks (docs/autodiff.md): a stack is a tensor of entries, so its adjoint is one too.
 /// push(s, x): s's adjoint is the adjoint without its top entry, x's is the top entry.
@@ -539,7 +538,7 @@ const Rule kRules[] = {
     {"cross_entropy", gradCrossEntropy}, {"mse", gradMse}, {"conv2d", gradConv2d},
     {"max_pool2d", gradMaxPool}, {"avg_pool2d", gradAvgPool}, {"dropout", gradDropout},
     {"full", gradFull},
-    {"relu_grad", gradReluGrad}, {"slice_grad", gradSliceGrad}, {"index_grad", gradIndexGrad},
+    {"slice_grad", gradSliceGrad}, {"index_grad", gradIndexGrad},
     {"avg_pool2d_grad", gradAvgPoolGrad},
     {"stack_push", gradStackPush}, {"stack_top", gradStackTop}, {"stack_pop", gradStackPop},
     {"stack_extend", gradStackExtend}, {"stack_tail", gradStackTail},

@@ -216,8 +216,12 @@ ssa::Value *Reverse::constLike(Level &at, double v, ssa::Value *like, llvm::SMRa
 
 ssa::Value *Reverse::primal(const ssa::Value *v, Level &at) {
   Level *l = levelOf(v, at);
-  if (!l)
-    return const_cast<ssa::Value *>(v); // defined in a backward block: already visible
+  if (!l || l->sameBlock)
+    return const_cast<ssa::Value *>(v); // defined in a backward block or visible: read it
+  // A constant is cheaper to make again than to export from a branch or stack in a loop.
+  const ssa::Operation *def = v->def;
+  if (def && def->kind == ssa::OpKind::Builtin && def->info->name == "const")
+    return emit(at, "const", {}, def->attrs, def->loc, v->type);
   return exportValue(v, *l);
 }
 
@@ -395,7 +399,12 @@ ssa::Value *Reverse::fitTo(Level &at, ssa::Value *g, const Type &t, llvm::SMRang
     cast["dtype"] = t.dtype();
     return emit(at, "cast", {g}, cast, loc, Type::tensor(t.dtype(), {}));
   }
-  if (gt.rank() > t.rank()) {
+  if (t.staticNumElements() && gt.shape() != t.shape()) {
+    Attrs to;
+    to["shape"] = t.shape();
+    g = emit(at, "sum_to", {g}, to, loc, Type::tensor(g->type.dtype(), t.shape()));
+  }
+  if (gt.rank() > t.rank() && !t.staticNumElements()) {
     Attrs lead;
     std::vector<int64_t> axes;
     for (size_t i = 0; i < gt.rank() - t.rank(); ++i)
@@ -405,7 +414,7 @@ ssa::Value *Reverse::fitTo(Level &at, ssa::Value *g, const Type &t, llvm::SMRang
     g = emit(at, "sum", {g}, lead, loc);
   }
   std::vector<int64_t> ones;
-  for (size_t i = 0; i < t.rank() && i < g->type.rank(); ++i) {
+  for (size_t i = 0; i < t.rank() && i < g->type.rank() && !t.staticNumElements(); ++i) {
     const Dim &td = t.shape()[i], &gd = g->type.shape()[i];
     if (td.isStatic() && td.size() == 1 && !(gd.isStatic() && gd.size() == 1))
       ones.push_back(int64_t(i));

@@ -114,7 +114,8 @@ const EmitKindInfo kEmitKinds[] = {
     {EmitKind::AST, "ast", "the abstract syntax tree with source ranges", Stage::Parse, printAST},
     {EmitKind::SSA, "ssa", "typed structured SSA (names, types, shapes)", Stage::Sema, printSSA},
     {EmitKind::Graph, "graph", "the dataflow graph IR", Stage::Lower, printGraphIR},
-    {EmitKind::Grad, "grad", "the graph after differentiation", Stage::Autodiff, nullptr},
+    // Lowering differentiates each grad (compiler/autodiff), so the graph has its gradients.
+    {EmitKind::Grad, "grad", "the graph after differentiation", Stage::Lower, printGraphIR},
     {EmitKind::Opt, "opt", "the graph after optimisation", Stage::Opt, nullptr},
     {EmitKind::LLVM, "llvm", "the generated LLVM IR", Stage::Codegen, printLLVMIR},
     {EmitKind::Dot, "dot", "the optimised graph as Graphviz dot", Stage::Opt, printDot},
