@@ -158,6 +158,7 @@ const ssa::Function *Differentiator::derivative(const ssa::Operation &gradOp) {
   auto key = std::make_tuple(gradOp.callee, argnums, withValue);
   if (auto it = cache.find(key); it != cache.end())
     return it->second;
+  cache[key] = nullptr; // a Grad reached again while this one is being built fails once
   ssa::Function *fn = flatten(*gradOp.callee);
   if (!fn)
     return nullptr;
@@ -166,6 +167,7 @@ const ssa::Function *Differentiator::derivative(const ssa::Operation &gradOp) {
   Reverse reverse(*this, *fn);
   if (!reverse.run(argnums, withValue, gradOp.result()->type)) {
     diags.note(gradOp.loc, "while differentiating '" + gradOp.callee->name + "' here");
+    cache[key] = nullptr; // reported once
     return nullptr;
   }
   cache[key] = fn;

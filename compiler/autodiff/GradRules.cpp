@@ -389,10 +389,31 @@ void gradSliceGrad(Ctx &c) {
     a[k] = c.attrs().at(k);
   c.give(0, c.emit("slice", {c.g()}, a));
 }
+/// index on a run-time sized tensor: g, put back as a size-1 axis, times a one-hot mask
+/// arange(n) == i along that axis (i counted from the end when negative).
+void gradIndexDynamic(Ctx &c, const Type &x) {
+  int64_t rank = int64_t(x.rank()), axis = std::get<int64_t>(c.attrs().at("axis"));
+  if (axis < 0) axis += rank;
+  Value *xv = c.x(0), *i = c.x(1), *n = c.dimSize(xv, size_t(axis));
+  Value *wrapped = where(c, c.emit("lt", {i, c.intConst(0)}), add(c, i, n), i);
+  Dim len = x.shape()[size_t(axis)];
+  Attrs range;
+  range["shape"] = Shape{len};
+  range["dtype"] = DType::I64;
+  std::vector<Value *> rangeOps;
+  if (len.isSymbolic())
+    rangeOps.push_back(n);
+  Value *hot = c.emitTyped("arange", rangeOps, range, Type::tensor(DType::I64, {len}));
+  hot = c.emit("cast", {c.emit("eq", {hot, wrapped})}, attr("dtype", x.dtype()));
+  for (int64_t d = axis + 1; d < rank; ++d)
+    hot = c.emit("expand_dims", {hot}, attr("axis", int64_t(-1)));
+  c.give(0, mul(c, c.emit("expand_dims", {c.g()}, attr("axis", axis)), hot));
+}
+
 void gradIndex(Ctx &c) {
   const Type &x = c.forwardOp().operands[0]->type;
   if (!staticShape(x))
-    return c.unsupported("indexing a run-time sized tensor");
+    return gradIndexDynamic(c, x);
   Attrs a;
   a["input_shape"] = x.shape();
   a["axis"] = c.attrs().at("axis");
