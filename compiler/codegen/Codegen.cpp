@@ -203,6 +203,20 @@ void optimize(llvm::Module &module, llvm::TargetMachine &tm, unsigned level) {
   X(dlm_tensor_contiguous) X(dlm_tensor_dtype) X(dlm_tensor_rank) X(dlm_tensor_dense_data)       \
   X(dlm_tensor_output_like)
 
+/// Above this many instructions in @dlm_main the JIT compiles the program at -O0. Large
+/// programs are kernel-bound — the calls into the runtime dominate and run as fast unoptimised —
+/// while LLVM's -O2 pipeline and instruction selection grow faster than linearly with the size
+/// of that one function: for the LSTM training script (~9000 instructions) -O2 costs ~800 ms of
+/// CPU for no gain, -O0 ~35 ms. (Marking the function optnone instead still costs ~550 ms: the
+/// machine code generator's level is the JIT's, not the function's.)
+constexpr size_t kJitOptimizeBudget = 4000;
+
+/// The -O level the JIT uses: the requested one, or 0 over the budget.
+unsigned jitLevel(const llvm::Module &module, unsigned requested) {
+  const llvm::Function *main = module.getFunction("dlm_main");
+  return main && main->getInstructionCount() > kJitOptimizeBudget ? 0 : requested;
+}
+
 } // namespace
 
 // --- JIT -------------------------------------------------------------------------------------
@@ -244,10 +258,7 @@ JitSession::~JitSession() = default;
 
 int JitSession::run(const graph::Graph &graph, DiagnosticEngine &diags, const CodegenOptions &options) {
   StageTimer timer(options.timePasses);
-  if (std::string e = impl->start(options.optLevel); !e.empty()) {
-    diags.error("internal error: cannot start the JIT: " + e);
-    return kExitInternal;
-  }
+  initializeLLVM();
   graph::PrintOptions withLocs;
   withLocs.printLocs = true;
   uint64_t key = llvm::xxh3_64bits(graph::graphToString(graph, withLocs)) ^ options.optLevel;
@@ -264,8 +275,13 @@ int JitSession::run(const graph::Graph &graph, DiagnosticEngine &diags, const Co
     std::unique_ptr<llvm::Module> module = buildModule(graph, diags, *ctx, **tm, false);
     if (!module) return kExitInternal;
     timer.lap("codegen");
-    optimize(*module, **tm, options.optLevel);
+    unsigned level = jitLevel(*module, options.optLevel);
+    optimize(*module, **tm, level);
     timer.lap("optimise");
+    if (std::string e = impl->start(level); !e.empty()) {
+      diags.error("internal error: cannot start the JIT: " + e);
+      return kExitInternal;
+    }
     llvm::orc::LLJIT &jit = *impl->jit;
     auto dylib = jit.createJITDylib("program." + std::to_string(impl->modules++));
     if (!dylib) {

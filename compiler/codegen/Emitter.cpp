@@ -80,6 +80,7 @@ public:
     llvm::IRBuilder<> ab(allocaBlock);
     ab.CreateBr(start);
     ib.CreateRet(ib.getInt32(0));
+    finishFailBlock();
     if (options.withMain) emitMain();
     if (!error.empty()) return nullptr;
     std::string broken;
@@ -150,6 +151,8 @@ private:
   void beginInit() {
     initFn = llvm::Function::Create(llvm::FunctionType::get(i32(), false),
                                     llvm::Function::InternalLinkage, "dlm_init", m.get());
+    initFn->addFnAttr(llvm::Attribute::NoInline); // runs once: not worth optimising into main
+    initFn->addFnAttr(llvm::Attribute::Cold);
     auto *entry = llvm::BasicBlock::Create(ctx, "entry", initFn);
     initFail = llvm::BasicBlock::Create(ctx, "failed", initFn);
     llvm::IRBuilder<>(initFail).CreateRet(llvm::ConstantInt::get(i32(), 1));
@@ -264,6 +267,16 @@ private:
   }
   void store(ValueRef v, llvm::Value *x) { b.CreateStore(x, slot(v)); }
 
+  /// One operand (or result) array shared by every kernel call site, as large as the largest.
+  llvm::AllocaInst *callArray(llvm::AllocaInst *&array, llvm::Type *ty) {
+    if (!array) {
+      size_t most = 1;
+      for (const Node &n : g.nodes()) most = std::max({most, n.inputs.size(), n.numResults()});
+      array = entryAlloca(ty, (unsigned)most);
+    }
+    return array;
+  }
+
   llvm::AllocaInst *entryAlloca(llvm::Type *ty, unsigned count = 1) {
     llvm::IRBuilder<> ab(allocaBlock);
     return ab.CreateAlloca(ty, ab.getInt32(count));
@@ -282,17 +295,38 @@ private:
   // --- errors ---------------------------------------------------------------------------
   /// Branches to an error exit for node n when `failed` holds: records n's .dlm location and
   /// returns 1 from @dlm_main (the message is already set by the runtime).
+  /// All failing checks branch to one exit block, passing their site (an index into a table of
+  /// locations) through a phi: one compare and branch per call instead of a block each.
   void checkFailure(llvm::Value *failed, const Node &n) {
-    auto *err = llvm::BasicBlock::Create(ctx, "error." + llvm::Twine(n.id), mainFn);
+    if (!failBlock) {
+      failBlock = llvm::BasicBlock::Create(ctx, "fail", mainFn);
+      failSite = llvm::PHINode::Create(i32(), 0, "site", failBlock);
+    }
+    auto [it, fresh] = siteOf.try_emplace(n.id, (uint32_t)sites.size());
+    if (fresh) {
+      std::string line = options.sourceLine ? options.sourceLine(n.loc) : "";
+      sites.push_back(llvm::ConstantStruct::get(
+          siteTy(), {cstr(std::string(n.loc.file)), b.getInt32(n.loc.line), b.getInt32(n.loc.col), cstr(line)}));
+    }
     auto *ok = llvm::BasicBlock::Create(ctx, "ok", mainFn);
-    b.CreateCondBr(failed, err, ok, llvm::MDBuilder(ctx).createUnlikelyBranchWeights());
-    llvm::IRBuilder<> eb(err);
-    std::string line = options.sourceLine ? options.sourceLine(n.loc) : "";
-    eb.CreateCall(rt("dlm_set_error_location", voidTy(), {ptrTy, i32(), i32(), ptrTy}),
-                  {cstr(std::string(n.loc.file)), eb.getInt32(n.loc.line), eb.getInt32(n.loc.col),
-                   cstr(line)});
-    eb.CreateRet(eb.getInt32(1));
+    failSite->addIncoming(b.getInt32(it->second), b.GetInsertBlock());
+    b.CreateCondBr(failed, failBlock, ok, llvm::MDBuilder(ctx).createUnlikelyBranchWeights());
     b.SetInsertPoint(ok);
+  }
+
+  llvm::StructType *siteTy() { return llvm::StructType::get(ctx, {ptrTy, i32(), i32(), ptrTy}); }
+
+  /// The shared error exit: dlm_set_error_location(sites[site]...); return 1.
+  void finishFailBlock() {
+    if (!failBlock) return;
+    auto *table = llvm::ConstantArray::get(llvm::ArrayType::get(siteTy(), sites.size()), sites);
+    auto *gv = new llvm::GlobalVariable(*m, table->getType(), true, llvm::GlobalValue::PrivateLinkage, table, "sites");
+    llvm::IRBuilder<> fb(failBlock);
+    llvm::Value *site = fb.CreateInBoundsGEP(table->getType(), gv, {fb.getInt32(0), failSite});
+    auto field = [&](unsigned i, llvm::Type *ty) { return fb.CreateLoad(ty, fb.CreateStructGEP(siteTy(), site, i)); };
+    fb.CreateCall(rt("dlm_set_error_location", voidTy(), {ptrTy, i32(), i32(), ptrTy}),
+                  {field(0, ptrTy), field(1, i32()), field(2, i32()), field(3, ptrTy)});
+    fb.CreateRet(fb.getInt32(1));
   }
   void checkStatus(llvm::Value *status, const Node &n) { checkFailure(b.CreateICmpNE(status, b.getInt32(0)), n); }
 
@@ -652,7 +686,9 @@ private:
     std::optional<int64_t> staticCount = result.staticNumElements();
     llvm::Value *count = staticCount ? (llvm::Value *)b.getInt64(*staticCount)
                                      : b.CreateCall(rt("dlm_tensor_numel", i64(), {ptrTy}), {like});
-    emitElementLoop(n, count, values, data, types, po);
+    std::vector<llvm::Value *> operands = {po, count};
+    for (size_t k = 0; k < values.size(); ++k) operands.push_back(data[k] ? data[k] : values[k]);
+    b.CreateCall(elementLoopFunction(n, types, data), operands);
     store({n.id, 0}, out);
     b.CreateBr(join);
     b.SetInsertPoint(slow);
@@ -664,24 +700,36 @@ private:
 
   llvm::Type *memoryType(DType t) { return t == DType::Bool ? b.getInt8Ty() : scalarType(t); }
 
-  /// for (i = 0; i < count; ++i) out[i] = op(operands at i).
-  void emitElementLoop(const Node &n, llvm::Value *count, llvm::ArrayRef<llvm::Value *> values,
-                       llvm::ArrayRef<llvm::Value *> data, llvm::ArrayRef<DType> types, llvm::Value *out) {
-    llvm::BasicBlock *pre = b.GetInsertBlock();
-    auto *body = llvm::BasicBlock::Create(ctx, "elements", mainFn);
-    auto *after = llvm::BasicBlock::Create(ctx, "elements.end", mainFn);
+  /// An internal function `void dlm_elementwise.N(ptr out, i64 count, operands...)` running
+  /// for (i = 0; i < count; ++i) out[i] = op(operands at i), where a tensor operand is a data
+  /// pointer and a scalar operand its value: a small function LLVM vectorises on its own (and
+  /// one place for a fused region's body when the optimizer produces them).
+  llvm::Function *elementLoopFunction(const Node &n, llvm::ArrayRef<DType> types,
+                                      llvm::ArrayRef<llvm::Value *> data) {
+    std::vector<llvm::Type *> params = {ptrTy, i64()};
+    for (size_t k = 0; k < types.size(); ++k) params.push_back(data[k] ? (llvm::Type *)ptrTy : scalarType(types[k]));
+    auto *fn = llvm::Function::Create(llvm::FunctionType::get(voidTy(), params, false),
+                                      llvm::Function::InternalLinkage, "dlm_elementwise." + llvm::Twine(n.id), m.get());
+    fn->addFnAttr(llvm::Attribute::NoUnwind);
+    llvm::IRBuilderBase::InsertPointGuard keep(b);
+    auto *entry = llvm::BasicBlock::Create(ctx, "entry", fn);
+    auto *body = llvm::BasicBlock::Create(ctx, "elements", fn);
+    auto *after = llvm::BasicBlock::Create(ctx, "done", fn);
+    b.SetInsertPoint(entry);
+    llvm::Value *out = fn->getArg(0), *count = fn->getArg(1);
     b.CreateCondBr(b.CreateICmpSGT(count, b.getInt64(0)), body, after);
     b.SetInsertPoint(body);
     llvm::PHINode *i = b.CreatePHI(i64(), 2, "i");
-    i->addIncoming(b.getInt64(0), pre);
+    i->addIncoming(b.getInt64(0), entry);
     std::vector<llvm::Value *> args;
-    for (size_t k = 0; k < values.size(); ++k) {
+    for (size_t k = 0; k < types.size(); ++k) {
+      llvm::Value *arg = fn->getArg(2 + k);
       if (!data[k]) {
-        args.push_back(values[k]);
+        args.push_back(arg);
         continue;
       }
       llvm::Type *mem = memoryType(types[k]);
-      llvm::Value *x = b.CreateLoad(mem, b.CreateInBoundsGEP(mem, data[k], i));
+      llvm::Value *x = b.CreateLoad(mem, b.CreateInBoundsGEP(mem, arg, i));
       args.push_back(types[k] == DType::Bool ? b.CreateICmpNE(x, b.getInt8(0)) : x);
     }
     DType dt = n.results[0].dtype();
@@ -689,9 +737,11 @@ private:
     if (dt == DType::Bool) r = b.CreateZExt(r, b.getInt8Ty());
     b.CreateStore(r, b.CreateInBoundsGEP(memoryType(dt), out, i));
     llvm::Value *next = b.CreateAdd(i, b.getInt64(1), "", true, true);
-    i->addIncoming(next, b.GetInsertBlock());
+    i->addIncoming(next, body);
     b.CreateCondBr(b.CreateICmpSLT(next, count), body, after);
     b.SetInsertPoint(after);
+    b.CreateRetVoid();
+    return fn;
   }
 
   static bool isComparison(const std::string &op) {
@@ -735,8 +785,8 @@ private:
     llvm::Value *id = b.CreateLoad(i32(), kernelId(kernelName(n)));
     llvm::Value *attrs = attrsOf(n);
     size_t numIn = n.inputs.size(), numOut = n.numResults();
-    llvm::AllocaInst *ins = entryAlloca(valueTy, std::max<size_t>(numIn, 1));
-    llvm::AllocaInst *outs = entryAlloca(ptrTy, std::max<size_t>(numOut, 1));
+    llvm::AllocaInst *ins = callArray(callInputs, valueTy);
+    llvm::AllocaInst *outs = callArray(callOutputs, ptrTy);
     llvm::Value *null = llvm::ConstantPointerNull::get(ptrTy);
     std::vector<llvm::Value *> boxed;
     for (size_t i = 0; i < numIn; ++i) {
@@ -766,7 +816,8 @@ private:
       }
       DType dt = n.results[p].dtype();
       llvm::Type *memTy = dt == DType::Bool ? b.getInt8Ty() : scalarType(dt);
-      llvm::AllocaInst *tmp = entryAlloca(memTy);
+      if (!scalarTmp) scalarTmp = entryAlloca(i64());
+      llvm::AllocaInst *tmp = scalarTmp;
       llvm::Value *rs = b.CreateCall(rt("dlm_tensor_read_scalar", i32(), {ptrTy, i32(), ptrTy}),
                                      {t, b.getInt32((int)dt), tmp});
       release(b, t);
@@ -810,6 +861,11 @@ private:
   std::map<std::string, llvm::GlobalVariable *> kernelIds;
   std::vector<std::vector<unsigned>> uses, exitUses; ///< see countUses
   bool currentBody = false; ///< the item being emitted is in its loop's body
+  llvm::AllocaInst *callInputs = nullptr, *callOutputs = nullptr, *scalarTmp = nullptr;
+  llvm::BasicBlock *failBlock = nullptr; ///< the shared error exit (see checkFailure)
+  llvm::PHINode *failSite = nullptr;
+  std::vector<llvm::Constant *> sites;
+  std::map<NodeId, uint32_t> siteOf;
 };
 
 } // namespace

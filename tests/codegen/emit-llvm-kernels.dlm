@@ -1,7 +1,10 @@
-# RUN: %dlmc --emit=llvm -O0 %s | FileCheck %s
+# RUN: %dlmc --emit=llvm -O0 %s > %t.ll
+# RUN: FileCheck %s < %t.ll
+# RUN: FileCheck %s --check-prefix=EXIT < %t.ll
 # Big ops call the runtime's kernels through the C ABI: kernel ids and attribute objects are
-# built once by @dlm_init; each call's status is checked and a failure branches to an error
-# exit that records the op's .dlm location (line 11, column 7: where `a @ b` starts) and
+# built once by @dlm_init; each call's status is checked and a failure branches to the one
+# error exit with the call's site, an index into a table of .dlm locations (the matmul: line
+# 14, column 7, where `a @ b` starts, with its source line), which records the location and
 # returns 1.
 
 a = randn(4, 8)
@@ -12,12 +15,21 @@ print(a @ b)
 
 # CHECK-DAG:   @kernel.matmul = internal global i32 -1
 # CHECK-DAG:   @kernel.sum = internal global i32 -1
+# CHECK-DAG:   @[[LINE:.*]] = private constant [13 x i8] c"print(a @ b)\00"
+# CHECK-DAG:   @sites = private constant [6 x { ptr, i32, i32, ptr }] [{{.*}}{ ptr @{{.*}}, i32 14, i32 7, ptr @[[LINE]] }
 # CHECK-LABEL: define internal i32 @dlm_init()
-# CHECK:       call i32 @dlm_kernel_id(ptr @[[NAME:.*]])
+# CHECK:       call i32 @dlm_kernel_id(ptr @{{.*}})
 # CHECK:       call ptr @dlm_attrs_new()
 # CHECK:       call void @dlm_attrs_set_ints(ptr %{{.*}}, ptr @{{.*}}, ptr @{{.*}}, i64 1)
 # CHECK-LABEL: define i32 @dlm_main()
 # CHECK:       load i32, ptr @kernel.matmul
 # CHECK:       call i32 @dlm_kernel_call_values
-# CHECK:       call void @dlm_set_error_location(ptr @{{.*}}, i32 11, i32 7, ptr @{{.*}})
-# CHECK-NEXT:  ret i32 1
+# CHECK-NEXT:  icmp ne i32
+# CHECK-NEXT:  br i1 %{{.*}}, label %fail, label %{{.*}}, !prof
+
+# EXIT-LABEL:  define i32 @dlm_main()
+# EXIT:        fail:
+# EXIT-NEXT:   %site = phi i32
+# EXIT-NEXT:   getelementptr inbounds [6 x { ptr, i32, i32, ptr }], ptr @sites, i32 0, i32 %site
+# EXIT:        call void @dlm_set_error_location(ptr %{{.*}}, i32 %{{.*}}, i32 %{{.*}}, ptr %{{.*}})
+# EXIT-NEXT:   ret i32 1
