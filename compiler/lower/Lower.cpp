@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/lower/Lower.h"
 
+#include "compiler/autodiff/Autodiff.h"
 #include "compiler/frontend/Diagnostics.h"
 #include "compiler/ir/Verifier.h"
 
@@ -300,11 +301,15 @@ private:
     case ssa::OpKind::Dim: return lowerDim(op, scope, ctx);
     case ssa::OpKind::Undef: return lowerUndef(op, scope, ctx);
     case ssa::OpKind::Call: return lowerCall(op, scope, ctx);
-    case ssa::OpKind::Grad:
-      failed = true;
-      diags.error(op.loc, "the graph lowering does not support 'grad' yet (reverse mode is "
-                          "a graph transformation of the autodiff stage)");
-      return;
+    case ssa::OpKind::Grad: {
+      // compiler/autodiff builds the derivative as a function of the callee's parameters.
+      const ssa::Function *derivative = differentiator.derivative(op);
+      if (!derivative) {
+        failed = true;
+        return;
+      }
+      return lowerCall(op, scope, ctx, derivative);
+    }
     case ssa::OpKind::If: return lowerIf(op, scope, ctx);
     case ssa::OpKind::While: return lowerWhile(op, scope, ctx);
     case ssa::OpKind::For: return lowerFor(op, scope, ctx);
@@ -370,8 +375,10 @@ private:
     scope.values[op.result()] = outs;
   }
 
-  void lowerCall(const ssa::Operation &op, Scope &scope, Context &ctx) {
-    const ssa::Function *callee = op.callee;
+  void lowerCall(const ssa::Operation &op, Scope &scope, Context &ctx,
+                 const ssa::Function *callee = nullptr) {
+    if (!callee)
+      callee = op.callee;
     for (const ssa::Function *f : inlineStack) {
       if (f != callee)
         continue;
@@ -670,6 +677,7 @@ private:
   unsigned frameCounter = 0;
   std::vector<const ssa::Function *> inlineStack;
   std::map<const ssa::Function *, bool> effectsCache;
+  autodiff::Differentiator differentiator{diags};
 };
 
 } // namespace
