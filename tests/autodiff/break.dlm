@@ -1,6 +1,8 @@
 # RUN: dlm-ad run %s > %t.out
 # RUN: %python %S/twins/break.py > %t.ref
 # RUN: %python %S/twins/check.py %t.out %t.ref
+# RUN: %dlm run --engine=jit %s > %t.jit
+# RUN: %python %S/twins/check.py %t.jit %t.ref
 # break inside a for loop: the loop leaves when a data-dependent condition holds.
 
 def f(x):

@@ -1,6 +1,8 @@
 # RUN: dlm-ad run %s > %t.out
 # RUN: %python %S/twins/calls.py > %t.ref
 # RUN: %python %S/twins/check.py %t.out %t.ref
+# RUN: %dlm run --engine=jit %s > %t.jit
+# RUN: %python %S/twins/check.py %t.jit %t.ref
 # Calls are inlined before differentiation: helpers calling helpers, one of them twice.
 
 def sq(v):

@@ -1,6 +1,8 @@
 # RUN: dlm-ad run %s > %t.out
 # RUN: %python %S/twins/hvp.py > %t.ref
 # RUN: %python %S/twins/check.py %t.out %t.ref
+# RUN: %dlm run --engine=jit %s > %t.jit
+# RUN: %python %S/twins/check.py %t.jit %t.ref
 # A Hessian-vector product as the gradient of <grad f(x), v>, through a while loop.
 
 def f(x):

@@ -1,6 +1,8 @@
 # RUN: dlm-ad run %s > %t.out
 # RUN: %python %S/twins/loop_in_if.py > %t.ref
 # RUN: %python %S/twins/check.py %t.out %t.ref
+# RUN: %dlm run --engine=jit %s > %t.jit
+# RUN: %python %S/twins/check.py %t.jit %t.ref
 # A loop inside one side of an if: its stacks leave the branch as results of the forward if.
 
 def f(x, n: int):

@@ -1,6 +1,8 @@
 # RUN: dlm-ad run %s > %t.out
 # RUN: %python %S/twins/loop_with_if.py > %t.ref
 # RUN: %python %S/twins/check.py %t.out %t.ref
+# RUN: %dlm run --engine=jit %s > %t.jit
+# RUN: %python %S/twins/check.py %t.jit %t.ref
 # An if inside a loop: its predicate is pushed on the loop's stack so the backward if of each
 # backward iteration takes the side its forward iteration took.
 

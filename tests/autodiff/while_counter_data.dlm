@@ -1,6 +1,8 @@
 # RUN: dlm-ad run %s > %t.out
 # RUN: %python %S/twins/while_counter_data.py > %t.ref
 # RUN: %python %S/twins/check.py %t.out %t.ref
+# RUN: %dlm run --engine=jit %s > %t.jit
+# RUN: %python %S/twins/check.py %t.jit %t.ref
 # A while loop whose trip count is computed from the data and drives a matmul chain; the
 # result depends on the exit value of the loop (an Exit whose gradient is an Enter).
 
