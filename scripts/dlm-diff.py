@@ -86,6 +86,7 @@ def main():
         sys.stderr.flush()
         os.kill(os.getpid(), signal.SIGABRT)
     sys.stdout.write(jit[1])
+    sys.stdout.flush()  # the program's output comes before its error, as with `dlm run 2>&1`
     sys.stderr.write(jit[2])
     return jit[0]
 

@@ -1,7 +1,7 @@
 # RUN: %dlm run --engine=graph %s > %t.out
 # RUN: %python %S/twins/calls_tuples.py > %t.ref
 # RUN: %python %S/twins/compare.py %t.out %t.ref
-# RUN: %dlm run --engine=jit %s > %t.jit
+# RUN: %python %src/scripts/dlm-diff.py %bin %s > %t.jit
 # RUN: %python %S/twins/compare.py %t.jit %t.ref
 # Function calls (nested, with keyword arguments, returning tuples), tuple unpacking, tuple
 # indexing, iteration over a tuple, and calls inside loops.

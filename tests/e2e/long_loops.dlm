@@ -1,7 +1,7 @@
 # RUN: %dlm run --engine=graph %s > %t.out
 # RUN: %python %S/twins/long_loops.py > %t.ref
 # RUN: %python %S/twins/compare.py %t.out %t.ref
-# RUN: %dlm run --engine=jit %s > %t.jit
+# RUN: %python %src/scripts/dlm-diff.py %bin %s > %t.jit
 # RUN: %python %S/twins/compare.py %t.jit %t.ref
 # 100 000 iterations of a flat loop and 300 x 300 of a nested one (a fresh inner frame per
 # outer iteration): the executor frees iterations and frames as they finish, so these run in

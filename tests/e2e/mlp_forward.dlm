@@ -1,7 +1,7 @@
 # RUN: %dlm run --engine=graph %s > %t.out
 # RUN: %python %S/twins/mlp_forward.py > %t.ref
 # RUN: %python %S/twins/compare.py %t.out %t.ref
-# RUN: %dlm run --engine=jit %s > %t.jit
+# RUN: %python %src/scripts/dlm-diff.py %bin %s > %t.jit
 # RUN: %python %S/twins/compare.py %t.jit %t.ref
 # RUN: env DLM_NUM_THREADS=1 %dlm run --engine=graph %s > %t.one-thread
 # RUN: env DLM_NUM_THREADS=4 %dlm run --engine=graph %s > %t.four-threads

@@ -1,7 +1,7 @@
 # RUN: %dlm run --engine=graph %s > %t.out
 # RUN: %python %S/twins/nested_loops.py > %t.ref
 # RUN: %python %S/twins/compare.py %t.out %t.ref
-# RUN: %dlm run --engine=jit %s > %t.jit
+# RUN: %python %src/scripts/dlm-diff.py %bin %s > %t.jit
 # RUN: %python %S/twins/compare.py %t.jit %t.ref
 # Nested loops (one frame inside another, the inner bound depending on the outer index), a
 # while inside a for, and a tensor built up row by row from both indices.

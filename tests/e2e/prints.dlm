@@ -1,7 +1,7 @@
 # RUN: %dlm run --engine=graph %s > %t.out
 # RUN: %python %S/twins/prints.py > %t.ref
 # RUN: %python %S/twins/compare.py %t.out %t.ref
-# RUN: %dlm run --engine=jit %s > %t.jit
+# RUN: %python %src/scripts/dlm-diff.py %bin %s > %t.jit
 # RUN: %python %S/twins/compare.py %t.jit %t.ref
 # print's formats through the graph executor: strings, ints, floats, bools, tensors of each
 # dtype and rank, several values on one line, and prints in loop and branch bodies, which must

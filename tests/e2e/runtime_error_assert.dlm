@@ -12,3 +12,6 @@ print("unreachable")
 # CHECK: tensor([0.       , 0.6931472])
 # CHECK: runtime_error_assert.dlm:5:{{[0-9]+}}: error: {{.*}}log of a non-positive value
 # CHECK-NOT: unreachable
+
+# The JIT agrees with the graph executor (scripts/dlm-diff.py):
+# RUN: not %python %src/scripts/dlm-diff.py %bin %s 2>&1 | FileCheck %s

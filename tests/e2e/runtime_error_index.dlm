@@ -21,3 +21,8 @@ print("unreachable", total)
 # OUT: step 2
 # OUT-NOT: step 4
 # OUT-NOT: unreachable
+
+# The JIT agrees with the graph executor (scripts/dlm-diff.py):
+# RUN: not %python %src/scripts/dlm-diff.py %bin %s > %t.jit-out 2> %t.jit-err
+# RUN: FileCheck %s < %t.jit-err
+# RUN: FileCheck %s --check-prefix=OUT < %t.jit-out

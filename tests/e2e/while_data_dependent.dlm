@@ -1,7 +1,7 @@
 # RUN: %dlm run --engine=graph %s > %t.out
 # RUN: %python %S/twins/while_data_dependent.py > %t.ref
 # RUN: %python %S/twins/compare.py %t.out %t.ref
-# RUN: %dlm run --engine=jit %s > %t.jit
+# RUN: %python %src/scripts/dlm-diff.py %bin %s > %t.jit
 # RUN: %python %S/twins/compare.py %t.jit %t.ref
 # while loops whose condition depends on tensor values computed in the loop: halving a vector
 # until its norm drops below 1, and a Collatz sequence counted with integers.
