@@ -38,37 +38,19 @@ std::optional<Engine> parseEngine(llvm::StringRef name) {
 }
 
 int executeProgram(Compilation &compilation, const RunOptions &options) {
-  if (options.engine == Engine::Graph) {
-    const graph::Graph *graph = compilation.getGraph();
-    if (!graph) {
-      compilation.getDiagnostics().error("internal error: no lowered graph to execute");
-      return ExitInternal;
-    }
-    // Flush what the compiler printed before the program's own output starts.
-    llvm::outs().flush();
+  const graph::Graph *graph = compilation.getGraph();
+  if (!graph) {
+    compilation.getDiagnostics().error("internal error: no lowered graph to run");
+    return ExitInternal;
+  }
+  // Flush what the compiler printed before the program's own output starts.
+  llvm::outs().flush();
+  if (options.engine == Engine::Graph)
     return engine::runGraph(*graph, compilation.getDiagnostics());
-  }
-  if (options.engine == Engine::JIT) {
-    const graph::Graph *graph = compilation.getGraph();
-    if (!graph) {
-      compilation.getDiagnostics().error("internal error: no lowered graph to compile");
-      return ExitInternal;
-    }
-    llvm::outs().flush();
-    codegen::CodegenOptions codegenOptions;
-    codegenOptions.optLevel = compilation.getOptions().optLevel;
-    codegenOptions.timePasses = compilation.getOptions().timePasses;
-    return codegen::runJit(*graph, compilation.getDiagnostics(), codegenOptions);
-  }
-  const Module *module = compilation.getModule();
-  size_t functions = module->getFunctions().size();
-  size_t statements = module->getBody().size() - functions - module->getImports().size();
-  llvm::errs() << "dlm: '" << module->getName() << "' compiled: " << functions << " function"
-               << (functions == 1 ? "" : "s") << ", " << statements << " top-level statement"
-               << (statements == 1 ? "" : "s") << "\n"
-               << "dlm: note: no execution engine is in this build yet ("
-               << (options.engine == Engine::JIT ? "jit" : "graph") << " requested); nothing was run\n";
-  return ExitSuccess;
+  codegen::CodegenOptions codegenOptions;
+  codegenOptions.optLevel = compilation.getOptions().optLevel;
+  codegenOptions.timePasses = compilation.getOptions().timePasses;
+  return codegen::runJit(*graph, compilation.getDiagnostics(), codegenOptions);
 }
 
 } // namespace dlm

@@ -36,13 +36,14 @@ enum class Engine : uint8_t { JIT, Graph };
 std::optional<Engine> parseEngine(llvm::StringRef name);
 
 struct RunOptions {
+  /// The JIT (docs/codegen.md); --engine=graph picks the graph executor (docs/executor.md).
   Engine engine = Engine::JIT;
   std::vector<std::string> programArgs; ///< what follows FILE on the command line
 };
 
-/// Runs a successfully compiled program and returns its exit status. This is the seam for
-/// the execution engines: until one is in the build it reports what was compiled and that
-/// nothing was executed, and returns ExitSuccess.
+/// Runs a successfully compiled program on the chosen engine (the JIT, compiler/codegen, or the
+/// graph executor, compiler/engine) and returns its exit status: 0, 1 after a run-time error
+/// (reported at its .dlm location), 70 after an internal error.
 int executeProgram(Compilation &compilation, const RunOptions &options);
 
 } // namespace dlm
