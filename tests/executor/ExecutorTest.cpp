@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 namespace dlm::rt {
 namespace {
 
@@ -243,21 +245,38 @@ TEST_F(ExecutorTest, OneThreadCannotPassTheBarrier) {
   EXPECT_EQ(r.status.message(), "barrier partner never arrived");
 }
 
-TEST_F(ExecutorTest, ErrorWhileOtherThreadsWorkDoesNotHang) {
-  // Eight expensive branches, one of which fails early; the others are long loops.
-  ExecGraph g;
-  std::vector<ExecPort> fetches;
-  for (int b = 0; b < 8; ++b) {
+/// `count` independent loops side by side: loop b runs trips(b) iterations with
+/// parallel_iterations parallel(b), starting s at init(b) and adding the node step(b) builds from
+/// the counter each iteration. Returns each loop's final s.
+std::vector<ExecPort> buildSideBySideLoops(
+    ExecGraph &g, int count, const std::function<int32_t(int)> &parallel,
+    const std::function<int64_t(int)> &trips, const std::function<int64_t(int)> &init,
+    const std::function<ExecNodeId(ExecGraph &, const LoopBody &, int)> &step) {
+  std::vector<ExecPort> finals;
+  for (int b = 0; b < count; ++b) {
     std::vector<ExecPort> res = buildCountedLoop(
-        g, 0, "loop" + std::to_string(b), 8, b == 3 ? 10 : 20000, {out(constI64(g, 0))},
+        g, 0, "loop" + std::to_string(b), parallel(b), trips(b), {out(constI64(g, init(b)))},
         [&](ExecGraph &g, const LoopBody &body) {
-          ExecNodeId f = op(g, "test_fail_if", {body.vars[0]}, body.frame,
-                            Attrs{{"value", int64_t(b == 3 ? 2 : -1)}});
-          g.node(f).expensive = true;
-          return std::vector<ExecPort>{out(op(g, "add", {body.vars[1], out(f)}, body.frame))};
+          ExecNodeId term = step(g, body, b);
+          return std::vector<ExecPort>{out(op(g, "add", {body.vars[1], out(term)}, body.frame))};
         });
-    fetches.push_back(res[0]);
+    finals.push_back(res[0]);
   }
+  return finals;
+}
+
+TEST_F(ExecutorTest, ErrorWhileOtherThreadsWorkDoesNotHang) {
+  // Eight loops of expensive nodes; loop 3 fails early, the others are long.
+  ExecGraph g;
+  std::vector<ExecPort> fetches = buildSideBySideLoops(
+      g, 8, [](int) { return 8; }, [](int b) { return b == 3 ? 10 : 20000; },
+      [](int) { return 0; },
+      [](ExecGraph &g, const LoopBody &body, int b) {
+        ExecNodeId f = op(g, "test_fail_if", {body.vars[0]}, body.frame,
+                          Attrs{{"value", int64_t(b == 3 ? 2 : -1)}});
+        g.node(f).expensive = true;
+        return f;
+      });
   for (int rep = 0; rep < 20; ++rep) {
     RunResult r = run(g, fetches, 4);
     ASSERT_FALSE(r.ok());
@@ -266,18 +285,15 @@ TEST_F(ExecutorTest, ErrorWhileOtherThreadsWorkDoesNotHang) {
 }
 
 TEST_F(ExecutorTest, ResultsDoNotDependOnThreads) {
+  // s = b + sum of i * i for i < 50 + b, in six loops with 1..6 parallel iterations.
   ExecGraph g;
-  std::vector<ExecPort> fetches;
-  for (int b = 0; b < 6; ++b) {
-    std::vector<ExecPort> res = buildCountedLoop(
-        g, 0, "loop" + std::to_string(b), 1 + b, 50 + b, {out(constI64(g, b))},
-        [&](ExecGraph &g, const LoopBody &body) {
-          ExecNodeId sq = op(g, "mul", {body.vars[0], body.vars[0]}, body.frame);
-          g.node(sq).expensive = b % 2 == 0;
-          return std::vector<ExecPort>{out(op(g, "add", {body.vars[1], out(sq)}, body.frame))};
-        });
-    fetches.push_back(res[0]);
-  }
+  std::vector<ExecPort> fetches = buildSideBySideLoops(
+      g, 6, [](int b) { return 1 + b; }, [](int b) { return 50 + b; }, [](int b) { return b; },
+      [](ExecGraph &g, const LoopBody &body, int b) {
+        ExecNodeId sq = op(g, "mul", {body.vars[0], body.vars[0]}, body.frame);
+        g.node(sq).expensive = b % 2 == 0;
+        return sq;
+      });
   ASSERT_TRUE(g.finalize().ok());
   std::vector<int64_t> expected;
   for (int b = 0; b < 6; ++b) {
