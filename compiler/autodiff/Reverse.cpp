@@ -445,9 +445,15 @@ template <typename F> void walkOps(ssa::Block &b, F &&each) {
   }
 }
 
+bool isBackwardHelper(const OpInfo &info) {
+  const std::string &n = info.name;
+  return n.size() > 5 && n.compare(n.size() - 5, 5, "_grad") == 0;
+}
+
 bool flowsThrough(const ssa::Operation &op) {
   switch (op.kind) {
-  case ssa::OpKind::Builtin: return op.info->differentiable;
+  case ssa::OpKind::Builtin: // backward helpers flow too, so a missing rule is reported
+    return op.info->differentiable || isBackwardHelper(*op.info);
   case ssa::OpKind::Tuple:
   case ssa::OpKind::Get:
   case ssa::OpKind::Call: return true;
@@ -630,8 +636,18 @@ void Reverse::sweepBuiltin(Level &level, ssa::Operation &op) {
   if (!hasAdjoint(level, op))
     return;
   const OpInfo &info = *op.info;
-  if (!info.differentiable)
+  if (!info.differentiable) {
+    // A backward helper without a rule (conv2d_grad_input, ...) is differentiable in truth:
+    // silently zero would be a wrong second derivative.
+    bool helper = isBackwardHelper(info);
+    bool active = std::any_of(op.operands.begin(), op.operands.end(), [&](const ssa::Value *v) {
+      return isFloatType(v->type) && isActive(v);
+    });
+    if (helper && active)
+      fail(op.loc, "cannot differentiate '" + info.name +
+                       "' (a second derivative through this op is not supported)");
     return; // stop_gradient, creation, comparisons, zeros_like: the gradient is zero
+  }
   if (!info.grad)
     return fail(op.loc, "'" + info.name + "' has no gradient rule");
   GradContext ctx(*this, level, op);
