@@ -1,5 +1,6 @@
 # Thin front door over CMake. `make` sets up (Debian packages), configures and builds;
-# `make run` also runs the main example; `make test` also runs every test through ctest.
+# `make run` also trains the main example (examples/fashion_mnist_mlp.dlm); `make test` also
+# runs every test through ctest.
 BUILD     ?= build
 BUILDTYPE ?= Release
 JOBS      ?= $(shell nproc)
@@ -21,7 +22,7 @@ build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
 run: build
-	@$(BUILD)/bin/dlm run examples/main.dlm
+	@$(BUILD)/bin/dlm run examples/fashion_mnist_mlp.dlm
 
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

@@ -11,7 +11,7 @@ def sgd(params, grads, lr):
 def zeros_like(params):
     return params * 0.0
 
-# Heavy-ball momentum: returns (params, velocity).
+# Heavy-ball momentum: returns (params, velocity); velocity starts at zeros_like(params).
 def momentum(params, grads, velocity, lr, beta=0.9):
     velocity = beta * velocity + grads
     return params - lr * velocity, velocity
@@ -28,3 +28,35 @@ def adam(params, grads, state, lr=0.001, b1=0.9, b2=0.999, eps=1e-8):
     mhat = m / (1.0 - b1 ** t)
     vhat = v / (1.0 - b2 ** t)
     return params - lr * mhat / (sqrt(vhat) + eps), (m, v, t)
+
+# AdamW (Loshchilov & Hutter): Adam with decoupled weight decay; same state as adam.
+def adamw(params, grads, state, lr=0.001, b1=0.9, b2=0.999, eps=1e-8, weight_decay=0.01):
+    decayed = params - (lr * weight_decay) * params
+    return adam(decayed, grads, state, lr=lr, b1=b1, b2=b2, eps=eps)
+
+# The L2 norm of all the tensors of a model's gradients together (a 0-d f32 tensor), for the
+# nn convention: a tuple of layers, each a tuple of tensors.
+def global_norm(grads):
+    total = zeros()
+    for layer in grads:
+        for leaf in layer:
+            total = total + sum(leaf * leaf)
+    return sqrt(total)
+
+# Scales grads so that their global norm is at most max_norm.
+def clip_by_global_norm(grads, max_norm):
+    n = global_norm(grads)
+    return grads * (max_norm / maximum(n, max_norm))
+
+# Learning-rate schedules: the rate at step (or epoch) t, a float.
+def step_decay(lr, t, every, factor=0.5):
+    return lr * factor ** (t // every)
+
+def exponential_decay(lr, t, rate):
+    return lr * rate ** t
+
+def cosine_decay(lr, t, total, floor=0.0):
+    return floor + (lr - floor) * 0.5 * (1.0 + cos(3.141592653589793 * t / total))
+
+def linear_warmup(lr, t, warmup):
+    return lr * minimum(1.0, (t + 1) / warmup)

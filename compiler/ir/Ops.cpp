@@ -701,6 +701,13 @@ Type inferConst(InferContext &ctx) {
 
 Type inferNone(InferContext &ctx) { return Type::none(); }
 
+Type inferProgress(InferContext &ctx) {
+  for (size_t i = 0; i < 2; ++i)
+    if (ctx.operand(i).kind() != Type::Kind::Int)
+      return ctx.fail("progress needs int counts, found " + ctx.operand(i).str(), i);
+  return Type::none();
+}
+
 Type inferSeed(InferContext &ctx) {
   if (ctx.operand(0).kind() != Type::Kind::Int)
     return ctx.fail("seed must be an int, found " + ctx.operand(0).str(), 0);
@@ -868,6 +875,8 @@ std::vector<Entry> entries() {
   for (const char *n : {"randn", "rand"})
     e.push_back({n, {"dims"}, {kShape, kDtype}, inferCreate, false, C::Cheap, false, true, true});
   e.push_back({"seed", {"n"}, {}, inferSeed, false, C::Cheap, false, false, true});
+  e.push_back({"progress", {"done", "total"}, {}, inferProgress, false, C::Cheap, false, false,
+               true});
 
   e.push_back({"relu_grad", {"x", "g"}, {}, inferLike<1>, true, C::Cheap, false});
   e.push_back({"sigmoid_grad", {"y", "g"}, {}, inferLike<1>, true, C::Cheap, false});

@@ -455,6 +455,10 @@ Operand arange(Sema &s, CallArgs &a, const Bound &b) {
   return s.emitOp("arange", {}, attrs, a.loc, dynamic);
 }
 
+Operand progress(Sema &s, CallArgs &a, const Bound &b) {
+  return s.emitOp("progress", {*b.get("done"), *b.get("total")}, {}, a.loc);
+}
+
 Operand seed(Sema &s, CallArgs &a, const Bound &b) {
   return s.emitOp("seed", {*b.get("n")}, {}, a.loc);
 }
@@ -796,6 +800,7 @@ const std::map<std::string, BuiltinInfo> &table() {
     m["eye"] = {{"n", "dtype="}, eye, false};
     m["arange"] = {{"n", "dtype="}, arange, false};
     m["seed"] = {{"n"}, seed, false};
+    m["progress"] = {{"done", "total"}, progress, false};
     m["tensor"] = {{"data", "dtype="}, tensorLiteral, false};
     m["astype"] = {{"x", "dtype"}, astype, true};
     m["reshape"] = {{"x", "*dims"}, reshape, true};

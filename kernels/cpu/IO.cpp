@@ -10,6 +10,10 @@
 #include "runtime/Data.h"
 #include "runtime/Print.h"
 
+#include <chrono>
+#include <cstdio>
+#include <unistd.h>
+
 namespace dlm::rt::cpu {
 namespace {
 
@@ -17,6 +21,52 @@ namespace {
 /// list, one per operand) marks language scalars; see formatPrintLine.
 void printKernel(Inputs ins, const Attrs &attrs, Outputs &) {
   writeOutput(formatPrintLine(ins, attrs.getInts("scalars", {})) + "\n");
+}
+
+/// "mm:ss" (or "h:mm:ss") for a number of seconds.
+std::string clockText(double seconds) {
+  auto total = int64_t(seconds < 0 ? 0 : seconds + 0.5);
+  char buf[32];
+  if (total >= 3600)
+    std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", (long long)(total / 3600),
+                  (long long)(total / 60 % 60), (long long)(total % 60));
+  else
+    std::snprintf(buf, sizeof buf, "%02lld:%02lld", (long long)(total / 60), (long long)(total % 60));
+  return buf;
+}
+
+/// progress(done, total): a tqdm-style line on stderr, "done/total [elapsed<remaining,
+/// rate it/s]". On a terminal it is redrawn in place (at most ten times a second) and ends with
+/// a newline when done == total; otherwise only the finished line is written, once per run up
+/// to total. The clock restarts whenever `done` does not grow (a new epoch).
+void progressKernel(Inputs ins, const Attrs &, Outputs &) {
+  expectArity(ins, 2, "progress");
+  int64_t done = tensorArg(ins, 0, "progress").itemI64();
+  int64_t total = tensorArg(ins, 1, "progress").itemI64();
+  using Clock = std::chrono::steady_clock;
+  static Clock::time_point start, lastDraw;
+  static int64_t startDone = 0, lastDone = -1;
+  Clock::time_point now = Clock::now();
+  if (done <= lastDone || lastDone < 0) {
+    start = now;
+    startDone = done > 0 ? done - 1 : 0;
+    lastDraw = Clock::time_point{};
+  }
+  lastDone = done >= total ? -1 : done;
+  bool finished = done >= total;
+  static const bool tty = isatty(STDERR_FILENO) != 0;
+  if (!finished && (!tty || now - lastDraw < std::chrono::milliseconds(100)))
+    return;
+  lastDraw = now;
+  double elapsed = std::chrono::duration<double>(now - start).count();
+  double rate = elapsed > 0 ? double(done - startDone) / elapsed : 0.0;
+  double remaining = rate > 0 ? double(total - done) / rate : 0.0;
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%s%lld/%lld [%s<%s, %.2fit/s]%s", tty ? "\r" : "",
+                (long long)done, (long long)total, clockText(elapsed).c_str(),
+                clockText(remaining).c_str(), rate, finished ? "\n" : "");
+  std::fputs(buf, stderr);
+  std::fflush(stderr);
 }
 
 /// save(path, tensors...).
@@ -74,6 +124,7 @@ void registerIOKernels() {
   registerKernel("save", Device::CPU, saveKernel);
   registerKernel("load", Device::CPU, loadKernel);
   registerKernel("assert", Device::CPU, assertKernel);
+  registerKernel("progress", Device::CPU, progressKernel);
   registerKernel("fashion_mnist", Device::CPU, fashionMnistKernel);
   registerKernel("load_idx", Device::CPU, loadIdxKernel);
   registerKernel("load_csv", Device::CPU, loadCsvKernel);
