@@ -1,0 +1,34 @@
+//===- kernels/cuda/CudaKernels.h - The CUDA kernel table entries ---------===//
+//
+// enableCuda() is the one call a driver makes: when a GPU answers it installs the caching
+// allocator for Device::CUDA and registers every CUDA kernel under its docs/ops.md name
+// (registerKernel(name, Device::CUDA, fn)); without a GPU it does nothing and returns false.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DLM_KERNELS_CUDA_CUDAKERNELS_H
+#define DLM_KERNELS_CUDA_CUDAKERNELS_H
+
+#include "runtime/Tensor.h"
+
+#include <string>
+#include <vector>
+
+namespace dlm::cuda {
+
+/// Installs the allocator and registers the kernels when a GPU is present; returns whether one is.
+bool enableCuda();
+
+/// The op names enableCuda registers (for tests and docs/cuda.md).
+const std::vector<std::string> &cudaKernelNames();
+
+/// A contiguous copy of a strided f32 GPU tensor (the tensor itself when already contiguous).
+rt::Tensor contiguousCuda(const rt::Tensor &t);
+
+/// Fills a contiguous f32 CUDA tensor from the process-wide Philox stream exactly like
+/// rt::fillUniform / rt::fillNormal (the same reservation, the same words per element).
+void fillUniformCuda(const rt::Tensor &t);
+void fillNormalCuda(const rt::Tensor &t);
+
+} // namespace dlm::cuda
+
+#endif // DLM_KERNELS_CUDA_CUDAKERNELS_H

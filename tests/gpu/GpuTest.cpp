@@ -1,0 +1,258 @@
+//===- tests/gpu/GpuTest.cpp - CUDA runtime and kernels against the CPU ---===//
+//
+// Discovery and the allocator's size classes run everywhere. Everything that touches a device
+// skips with "skipped: no GPU (<reason>)" when cudaGetDeviceCount finds none. Kernel tests draw
+// fresh random inputs (the seed is printed with any failure), poison every GPU allocation with
+// NaN bytes, and compare the CUDA result with the CPU kernel's: same dtype and shape, f32
+// relative error below 1e-4 (integers exactly).
+//
+//===----------------------------------------------------------------------===//
+#include "kernels/cuda/CudaKernels.h"
+#include "kernels/cuda/Launch.h"
+#include "runtime/Kernel.h"
+#include "runtime/Random.h"
+#include "runtime/cuda/CudaRuntime.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+using namespace dlm;
+using rt::Attrs;
+using rt::Device;
+using rt::Shape;
+using rt::Tensor;
+using rt::Value;
+
+namespace {
+
+#define REQUIRE_GPU()                                                                          \
+  do {                                                                                         \
+    if (!dlm::cuda::enableCuda())                                                              \
+      GTEST_SKIP() << "skipped: no GPU (" << rt::cuda::discover().reason << ")";               \
+    rt::cuda::cachingAllocator().setPoison(true);                                              \
+  } while (0)
+
+uint32_t freshSeed() {
+  static std::random_device rd;
+  return rd();
+}
+
+Tensor randomF32(const Shape &shape, std::mt19937 &gen, float lo = -2.0f, float hi = 2.0f) {
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::vector<float> v((size_t)rt::numelOf(shape));
+  for (float &x : v) x = d(gen);
+  return Tensor::fromVector(DType::F32, v, shape);
+}
+
+/// Runs `op` on the CPU and on the GPU (operands copied over) and compares the outputs.
+/// `onDevice` picks which operands travel to the GPU (the rest stay CPU tensors, e.g. scalars).
+void compare(const std::string &op, const std::vector<Tensor> &inputs, const Attrs &attrs,
+             double tol = 1e-4) {
+  const rt::KernelInfo *cpu = rt::findKernel(op, Device::CPU);
+  const rt::KernelInfo *gpu = rt::findKernel(op, Device::CUDA);
+  ASSERT_NE(cpu, nullptr) << op;
+  ASSERT_NE(gpu, nullptr) << op << " has no CUDA kernel";
+  std::vector<Value> cpuIn, gpuIn, cpuOut, gpuOut;
+  for (const Tensor &t : inputs) {
+    cpuIn.emplace_back(t);
+    gpuIn.emplace_back(rt::cuda::toDevice(t));
+  }
+  rt::Status sc = rt::callKernel(*cpu, cpuIn, attrs, cpuOut);
+  ASSERT_TRUE(sc.ok()) << op << " (cpu): " << sc.message();
+  rt::Status sg = rt::callKernel(*gpu, gpuIn, attrs, gpuOut);
+  ASSERT_TRUE(sg.ok()) << op << " (cuda): " << sg.message();
+  ASSERT_EQ(cpuOut.size(), gpuOut.size()) << op;
+  for (size_t i = 0; i < cpuOut.size(); ++i) {
+    Tensor want = cpuOut[i].tensor().contiguous();
+    Tensor got = gpuOut[i].tensor();
+    ASSERT_EQ(got.device(), Device::CUDA) << op;
+    got = rt::cuda::toHost(dlm::cuda::contiguousCuda(got));
+    ASSERT_EQ(want.typeString(), got.typeString()) << op << " output " << i;
+    for (int64_t j = 0; j < want.numel(); ++j) {
+      if (want.dtype() == DType::F32) {
+        float w = want.data<float>()[j], g = got.data<float>()[j];
+        if (std::isnan(w)) {
+          EXPECT_TRUE(std::isnan(g)) << op << " element " << j;
+          continue;
+        }
+        ASSERT_FALSE(std::isnan(g)) << op << " element " << j << " not written (poison) or NaN";
+        ASSERT_LE(std::fabs(g - w), tol * std::max(1.0f, std::fabs(w)))
+            << op << " element " << j << ": cuda " << g << ", cpu " << w;
+      } else {
+        ASSERT_EQ(want.data<int64_t>()[j], got.data<int64_t>()[j]) << op << " element " << j;
+      }
+    }
+  }
+}
+
+} // namespace
+
+TEST(CudaDiscovery, NoGpuIsNotAnError) {
+  const rt::cuda::Discovery &d = rt::cuda::discover();
+  if (d.deviceCount == 0) {
+    EXPECT_FALSE(d.reason.empty());
+    EXPECT_FALSE(dlm::cuda::enableCuda());
+    EXPECT_EQ(rt::findKernel("add", Device::CUDA), nullptr);
+    try {
+      rt::cuda::requireDevice();
+      ADD_FAILURE() << "requireDevice did not throw without a GPU";
+    } catch (const rt::Error &e) {
+      EXPECT_EQ(std::string(e.what()), "no CUDA device available (" + d.reason + ")");
+    }
+    std::printf("no GPU: %s\n", d.reason.c_str());
+  } else {
+    EXPECT_TRUE(d.reason.empty());
+    EXPECT_FALSE(d.description.empty());
+    EXPECT_NO_THROW(rt::cuda::requireDevice());
+    std::printf("GPU 0: %s\n", d.description.c_str());
+  }
+}
+
+TEST(CudaAllocator, SizeClasses) {
+  using A = rt::cuda::CachingAllocator;
+  EXPECT_EQ(A::roundSize(0), 512u);
+  EXPECT_EQ(A::roundSize(1), 512u);
+  EXPECT_EQ(A::roundSize(512), 512u);
+  EXPECT_EQ(A::roundSize(513), 1024u);
+  EXPECT_EQ(A::roundSize((1u << 20) - 1), 1u << 20);
+  EXPECT_EQ(A::roundSize((1u << 20) + 1), 2u << 20);
+}
+
+TEST(CudaAllocator, ReusesFreedBlocks) {
+  REQUIRE_GPU();
+  auto &a = rt::cuda::cachingAllocator();
+  a.emptyCache();
+  void *p = a.allocate(1000);
+  auto before = a.stats();
+  a.deallocate(p, 1000);
+  void *q = a.allocate(900); // same 1024-byte class
+  EXPECT_EQ(p, q);
+  EXPECT_EQ(a.stats().reuses, before.reuses + 1);
+  EXPECT_EQ(a.stats().mallocs, before.mallocs);
+  a.deallocate(q, 900);
+  a.emptyCache();
+  EXPECT_EQ(a.stats().cachedBytes, 0u);
+}
+
+TEST(CudaCopies, RoundTripAndStreams) {
+  REQUIRE_GPU();
+  std::mt19937 gen(freshSeed());
+  Tensor x = randomF32({7, 33}, gen);
+  Tensor back = rt::cuda::toHost(rt::cuda::toDevice(x.transpose()));
+  Tensor want = x.transpose().contiguous();
+  ASSERT_EQ(back.typeString(), want.typeString());
+  EXPECT_EQ(0, std::memcmp(back.rawData(), want.rawData(), (size_t)want.numel() * 4));
+
+  rt::cuda::Stream s = rt::cuda::Stream::create();
+  Tensor d = Tensor::empty(DType::F32, x.shape(), Device::CUDA);
+  rt::cuda::Event start, end;
+  start.record(s);
+  s.copyAsync(d.rawData(), x.rawData(), (size_t)x.numel() * 4);
+  end.record(s);
+  end.synchronize();
+  EXPECT_GE(end.elapsedMsSince(start), 0.0f);
+  Tensor h = rt::cuda::toHost(d);
+  EXPECT_EQ(0, std::memcmp(h.rawData(), x.rawData(), (size_t)x.numel() * 4));
+}
+
+TEST(CudaKernels, ElementwiseBroadcastingAndStrides) {
+  REQUIRE_GPU();
+  uint32_t seed = freshSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 gen(seed);
+  Tensor a = randomF32({3, 1, 5}, gen), b = randomF32({4, 5}, gen);
+  for (const char *op : {"add", "sub", "mul", "div", "maximum", "minimum"}) {
+    compare(op, {a, b}, {});
+    compare(op, {b, Tensor::fromVector(DType::F32, std::vector<float>{1.5f}, Shape{})}, {});
+  }
+  Tensor wide = randomF32({6, 9}, gen, 0.1f, 3.0f);
+  for (const char *op : {"neg", "abs", "exp", "log", "sqrt", "tanh", "sigmoid", "relu"}) {
+    compare(op, {wide}, {});
+    compare(op, {wide.transpose()}, {});
+  }
+}
+
+TEST(CudaKernels, Reductions) {
+  REQUIRE_GPU();
+  uint32_t seed = freshSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 gen(seed);
+  Tensor x = randomF32({4, 6, 5}, gen);
+  for (const char *op : {"sum", "mean", "max", "min"})
+    for (std::vector<int64_t> axes : {std::vector<int64_t>{}, {1}, {0, 2}, {-1}})
+      for (bool keep : {false, true}) {
+        compare(op, {x}, Attrs{{"axes", axes}, {"keepdims", keep}});
+        compare(op, {x.transpose()}, Attrs{{"axes", axes}, {"keepdims", keep}});
+      }
+  compare("argmax", {x}, {});
+  for (int64_t axis : {0, 1, -1})
+    for (bool keep : {false, true}) compare("argmax", {x}, Attrs{{"axis", axis}, {"keepdims", keep}});
+}
+
+TEST(CudaKernels, SoftmaxAndCrossEntropy) {
+  REQUIRE_GPU();
+  uint32_t seed = freshSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 gen(seed);
+  Tensor x = randomF32({5, 300}, gen, -8.0f, 8.0f);
+  for (int64_t axis : {0, 1, -1}) {
+    compare("softmax", {x}, Attrs{{"axis", axis}});
+    compare("log_softmax", {x}, Attrs{{"axis", axis}});
+  }
+  std::uniform_int_distribution<int64_t> label(0, 299);
+  std::vector<int64_t> labels(5);
+  for (int64_t &l : labels) l = label(gen);
+  compare("cross_entropy", {x, Tensor::fromVector(DType::I64, labels)}, {});
+
+  labels[3] = 300;
+  std::vector<Value> in{Value(rt::cuda::toDevice(x)), Value(rt::cuda::toDevice(Tensor::fromVector(DType::I64, labels)))};
+  std::vector<Value> out;
+  rt::Status s = rt::callKernel(*rt::findKernel("cross_entropy", Device::CUDA), in, {}, out);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("outside [0, 300)"), std::string::npos) << s.message();
+}
+
+TEST(CudaKernels, MatmulThroughCublas) {
+  REQUIRE_GPU();
+  uint32_t seed = freshSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 gen(seed);
+  compare("matmul", {randomF32({33, 65}, gen), randomF32({65, 17}, gen)}, {});
+  compare("matmul", {randomF32({3, 8, 16}, gen), randomF32({3, 16, 4}, gen)}, {});
+  compare("matmul", {randomF32({3, 8, 16}, gen), randomF32({16, 4}, gen)}, {});
+  compare("matmul", {randomF32({16, 8}, gen).transpose(), randomF32({16, 4}, gen)}, {});
+}
+
+TEST(CudaKernels, PhiloxMatchesTheCpuStream) {
+  REQUIRE_GPU();
+  uint64_t key = ((uint64_t)freshSeed() << 32) | freshSeed(), start = freshSeed();
+  SCOPED_TRACE("key " + std::to_string(key) + " start " + std::to_string(start));
+  const int64_t n = 1001;
+  Tensor words = Tensor::empty(DType::I32, {n}, Device::CUDA);
+  rt::cuda::checkCuda(
+      dlm::cuda::launchPhiloxWords(static_cast<uint32_t *>(words.rawData()), n, key, start), "philox");
+  Tensor h = rt::cuda::toHost(words);
+  rt::RandomRange r{key, start};
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(static_cast<const uint32_t *>(h.rawData())[i], r.word((uint64_t)i)) << "word " << i;
+
+  for (bool normal : {false, true}) {
+    uint64_t s = freshSeed();
+    Tensor cpu = Tensor::empty(DType::F32, {3, 7});
+    rt::seed(s);
+    normal ? rt::fillNormal(cpu) : rt::fillUniform(cpu);
+    Tensor gpu = Tensor::empty(DType::F32, {3, 7}, Device::CUDA);
+    rt::seed(s);
+    normal ? dlm::cuda::fillNormalCuda(gpu) : dlm::cuda::fillUniformCuda(gpu);
+    Tensor g = rt::cuda::toHost(gpu);
+    for (int64_t i = 0; i < cpu.numel(); ++i) {
+      float w = cpu.data<float>()[i], v = g.data<float>()[i];
+      if (normal)
+        EXPECT_LE(std::fabs(v - w), 1e-6f * std::max(1.0f, std::fabs(w))) << "element " << i;
+      else
+        EXPECT_EQ(v, w) << "element " << i;
+    }
+  }
+}
