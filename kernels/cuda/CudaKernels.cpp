@@ -212,8 +212,9 @@ void crossEntropy(std::span<const Value> in, const Attrs &, std::vector<Value> &
     rt::cuda::checkCuda(cudaMemcpy(&label, labels.data<int64_t>() + (badRow - 1), sizeof label,
                                    cudaMemcpyDeviceToHost),
                         op);
-    throw Error("cross_entropy: label " + std::to_string(label) + " at row " +
-                std::to_string(badRow - 1) + " is outside [0, " + std::to_string(c) + ")");
+    // The CPU kernel's wording, so a program fails the same way on either device.
+    throw Error("label " + std::to_string(label) + " at row " + std::to_string(badRow - 1) +
+                " is out of range for " + std::to_string(c) + " classes");
   }
   out.emplace_back(std::move(y));
 }

@@ -83,7 +83,8 @@ __global__ void reduceKernel(ReduceOp op, const float *x, Layout lo, Layout li, 
     const float *base = x + offsetOf(o, lo);
     // Sums accumulate in double so long reductions stay close to the CPU's pairwise sums.
     double acc = 0.0;
-    float best = base[offsetOf(0, li)];
+    // Max/min of an empty axis is rejected on the host; sums of one must not read base[0].
+    float best = nInner > 0 ? base[offsetOf(0, li)] : 0.0f;
     for (int64_t r = 0; r < nInner; ++r) {
       float v = base[offsetOf(r, li)];
       if (op == ReduceOp::Sum || op == ReduceOp::Mean)

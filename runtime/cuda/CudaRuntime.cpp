@@ -20,7 +20,7 @@ const Discovery &discover() {
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess) {
       r.reason = cudaGetErrorString(e);
-      (void)cudaGetLastError(); // clear the sticky-free error so later calls start clean
+      (void)cudaGetLastError(); // clear the error so later CUDA calls start clean
       return r;
     }
     if (n <= 0) {
