@@ -9,6 +9,7 @@
 #include "compiler/ir/Dlmir.h"
 #include "compiler/ir/DotWriter.h"
 #include "compiler/lower/Lower.h"
+#include "compiler/opt/Pipeline.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -22,7 +23,7 @@ namespace dlm {
 namespace {
 
 /// The stages this build has, in order. A stage that lands appends itself here.
-constexpr Stage kStages[] = {Stage::Parse, Stage::Sema, Stage::Lower};
+constexpr Stage kStages[] = {Stage::Parse, Stage::Sema, Stage::Lower, Stage::Opt};
 
 /// What the crash banner says a stage was doing.
 const char *stageActivity(Stage stage) {
@@ -116,7 +117,7 @@ const EmitKindInfo kEmitKinds[] = {
     {EmitKind::Graph, "graph", "the dataflow graph IR", Stage::Lower, printGraphIR},
     // Lowering differentiates each grad (compiler/autodiff), so the graph has its gradients.
     {EmitKind::Grad, "grad", "the graph after differentiation", Stage::Lower, printGraphIR},
-    {EmitKind::Opt, "opt", "the graph after optimisation", Stage::Opt, nullptr},
+    {EmitKind::Opt, "opt", "the graph after optimisation", Stage::Opt, printGraphIR},
     {EmitKind::LLVM, "llvm", "the generated LLVM IR", Stage::Codegen, printLLVMIR},
     {EmitKind::Dot, "dot", "the optimised graph as Graphviz dot", Stage::Opt, printDot},
 };
@@ -189,6 +190,7 @@ bool Compilation::runStage(Stage stage) {
   case Stage::Parse: return runParse();
   case Stage::Sema: return runSema();
   case Stage::Lower: return runLower();
+  case Stage::Opt: return runOpt();
   default: return true; // not in this build (kStages does not list it)
   }
 }
@@ -206,6 +208,27 @@ bool Compilation::runSema() {
 bool Compilation::runLower() {
   graphIR = lower::lowerToGraph(*program, diag);
   return graphIR.has_value();
+}
+
+/// The -O level's pass pipeline (compiler/opt, docs/opt.md); --print-after-all prints the graph
+/// after every pass.
+bool Compilation::runOpt() {
+  std::vector<const opt::PassInfo *> passes = opt::pipelineForLevel(options.optLevel);
+  if (!options.passes.empty()) {
+    passes.clear();
+    llvm::SmallVector<llvm::StringRef> names;
+    llvm::StringRef(options.passes).split(names, ',', -1, false);
+    for (llvm::StringRef name : names) {
+      passes.push_back(opt::findPass(name));
+      if (!passes.back())
+        return diag.error("unknown pass '" + name + "' (dlm-opt --help lists them)");
+    }
+  }
+  opt::PassContext ctx(diag);
+  opt::RunOptions runOptions;
+  runOptions.printAfterAll = options.printAfterAll;
+  runOptions.printLocs = options.printLocs;
+  return opt::runPasses(*graphIR, passes, ctx, runOptions);
 }
 
 bool Compilation::runParse() {

@@ -38,6 +38,7 @@ struct CompilerOptions {
   std::string input;              ///< a path, or "-" for standard input
   EmitKind emit = EmitKind::None; ///< None: run every stage, print nothing
   unsigned optLevel = 2;          ///< -O0 .. -O3
+  std::string passes;             ///< --passes=a,b: these graph passes instead of -O's pipeline
   bool printAfterAll = false;     ///< print each stage's result to stderr after it runs
   bool verifyDiagnostics = false; ///< compare diagnostics with expected-* comments
   bool printLocs = false;         ///< --print-locs: source locations in printed IR
@@ -93,6 +94,7 @@ private:
   bool runParse();
   bool runSema();
   bool runLower();
+  bool runOpt();
 
   CompilerOptions options;
   DiagnosticEngine &diag;

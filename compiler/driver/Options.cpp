@@ -16,6 +16,10 @@ OptionStatus parseCommonOption(llvm::StringRef arg, CompilerOptions &options, st
     error = "invalid optimisation level '" + arg.str() + "' (use -O0, -O1, -O2 or -O3)";
     return OptionStatus::Invalid;
   }
+  if (arg.consume_front("--passes=")) {
+    options.passes = arg.str();
+    return OptionStatus::Consumed;
+  }
   if (arg == "--print-after-all") {
     options.printAfterAll = true;
     return OptionStatus::Consumed;
@@ -58,6 +62,7 @@ OptionStatus parseCommonOption(llvm::StringRef arg, CompilerOptions &options, st
 
 void printCommonOptionsHelp(llvm::raw_ostream &os) {
   os << "  -O0 .. -O3              optimisation level (default -O2)\n"
+     << "  --passes=P1,P2,...      run these graph passes instead of the level's pipeline\n"
      << "  --print-after-all       print each stage's result to stderr after it runs\n"
      << "  --print-locs            print source locations in --emit=ssa output\n"
      << "  --time-passes           print the time of each stage to stderr\n"

@@ -1,18 +1,20 @@
 //===- tools/dlm-opt/dlm-opt.cpp - Passes on textual graph IR -------------===//
 //
-// `dlm-opt FILE.dlmir [--passes=a,b] [--verify-each] [--print-locs] [--emit=dlmir|dot] [-o OUT]`
-// parses a graph, verifies it, runs the named passes in order and prints the result — the way
-// pass tests drive one pass in isolation (DESIGN.md "Textual IR"). The verifier always runs on
-// the input; with --verify-each it also runs after every pass. Exit status: 0 ok, 1 invalid input
-// (diagnostics on stderr), 2 usage.
-//
-// The pass table below is the seam the optimizer fills: today it holds `verify`.
+// `dlm-opt FILE.dlmir [--passes=a,b | -O0..-O3] [--verify-each] [--print-after-all]
+//         [--print-after=NAME] [--stats] [--print-locs] [--emit=dlmir|dot] [-o OUT]`
+// parses a graph, verifies it, runs the named passes (compiler/opt/Passes.def) or an
+// optimisation level's pipeline in order and prints the result — the way pass tests drive one
+// pass in isolation (DESIGN.md "Textual IR"). The verifier always runs on the input; with
+// --verify-each it also runs after every pass. Exit status: 0 ok, 1 invalid input (diagnostics
+// on stderr), 2 usage.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/frontend/Diagnostics.h"
 #include "compiler/ir/Dlmir.h"
 #include "compiler/ir/DotWriter.h"
 #include "compiler/ir/Verifier.h"
+#include "compiler/opt/FusedOp.h"
+#include "compiler/opt/Pipeline.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
@@ -27,50 +29,21 @@ using namespace dlm::graph;
 
 namespace {
 
-/// What every pass sees besides the graph.
-struct PassContext {
-  DiagnosticEngine &diag;
-  NodeLocator locate;
-};
-
-enum class PassResult { Unchanged, Changed, Failed };
-
-struct PassEntry {
-  const char *name;
-  const char *help;
-  PassResult (*run)(Graph &, PassContext &);
-};
-
-PassResult runVerify(Graph &g, PassContext &ctx) {
-  return verifyGraph(g, ctx.diag, ctx.locate) ? PassResult::Unchanged : PassResult::Failed;
-}
-
-const PassEntry kPasses[] = {
-    {"verify", "check the graph's structural rules (docs/ir.md \"Verifier\")", runVerify},
-};
-
-const PassEntry *findPass(llvm::StringRef name) {
-  for (const PassEntry &p : kPasses)
-    if (name == p.name)
-      return &p;
-  return nullptr;
-}
-
 struct Options {
   std::string input;
   std::string output = "-";
-  std::vector<const PassEntry *> passes;
-  bool verifyEach = false;
-  bool printLocs = false;
+  std::vector<const opt::PassInfo *> passes;
+  opt::RunOptions run;
+  bool stats = false;
   bool dot = false;
 };
 
 void printUsage(llvm::raw_ostream &os) {
-  os << "usage: dlm-opt FILE.dlmir|- [--passes=P1,P2,...] [--verify-each] [--print-locs]\n"
+  os << "usage: dlm-opt FILE.dlmir|- [--passes=P1,P2,... | -O0..-O3] [--verify-each]\n"
+        "               [--print-after-all] [--print-after=PASS] [--stats] [--print-locs]\n"
         "               [--emit=dlmir|dot] [-o OUT]\n"
-        "passes:\n";
-  for (const PassEntry &p : kPasses)
-    os << "  " << p.name << "  " << p.help << "\n";
+        "passes (printouts and --stats go to stderr):\n";
+  opt::printPassList(os);
 }
 
 /// Returns 0 when the command line was understood, else the exit status to use.
@@ -85,7 +58,7 @@ int parseArgs(int argc, char **argv, Options &opts) {
       llvm::SmallVector<llvm::StringRef> names;
       arg.split(names, ',', -1, false);
       for (llvm::StringRef n : names) {
-        const PassEntry *p = findPass(n);
+        const opt::PassInfo *p = opt::findPass(n);
         if (!p) {
           llvm::errs() << "dlm-opt: error: unknown pass '" << n << "'\n";
           printUsage(llvm::errs());
@@ -93,10 +66,23 @@ int parseArgs(int argc, char **argv, Options &opts) {
         }
         opts.passes.push_back(p);
       }
+    } else if (arg.size() == 3 && arg.starts_with("-O") && arg[2] >= '0' && arg[2] <= '3') {
+      for (const opt::PassInfo *p : opt::pipelineForLevel(static_cast<unsigned>(arg[2] - '0')))
+        opts.passes.push_back(p);
     } else if (arg == "--verify-each") {
-      opts.verifyEach = true;
+      opts.run.verifyEach = true;
+    } else if (arg == "--print-after-all") {
+      opts.run.printAfterAll = true;
+    } else if (arg.consume_front("--print-after=")) {
+      if (!opt::findPass(arg)) {
+        llvm::errs() << "dlm-opt: error: unknown pass '" << arg << "'\n";
+        return 2;
+      }
+      opts.run.printAfter = arg.str();
+    } else if (arg == "--stats") {
+      opts.stats = true;
     } else if (arg == "--print-locs") {
-      opts.printLocs = true;
+      opts.run.printLocs = true;
     } else if (arg == "--emit=dot" || arg == "--emit=dlmir") {
       opts.dot = arg == "--emit=dot";
     } else if (arg == "-o" && i + 1 < argc) {
@@ -131,6 +117,7 @@ std::optional<unsigned> readInput(DiagnosticEngine &diag, const std::string &pat
 }
 
 int run(const Options &opts) {
+  opt::registerFusedOp(); // the optimizer's own op may appear in the input
   DiagnosticEngine diag(llvm::errs(), "dlm-opt");
   std::optional<unsigned> buffer = readInput(diag, opts.input);
   if (!buffer)
@@ -141,17 +128,14 @@ int run(const Options &opts) {
     return 1;
   // Passes may add nodes; those have no place in the input text.
   auto locate = [&](NodeId id) { return id < opLocs.size() ? opLocs[id] : llvm::SMLoc(); };
-  PassContext ctx{diag, locate};
   if (!verifyGraph(*g, diag, locate))
     return 1;
-  for (const PassEntry *pass : opts.passes) {
-    if (pass->run(*g, ctx) == PassResult::Failed)
-      return 1;
-    if (opts.verifyEach && !verifyGraph(*g, diag, locate)) {
-      diag.error(llvm::Twine("the graph is invalid after pass '") + pass->name + "'");
-      return 1;
-    }
-  }
+  opt::PassContext ctx(diag, locate);
+  bool ok = opt::runPasses(*g, opts.passes, ctx, opts.run);
+  if (opts.stats)
+    opt::printStats(ctx.stats, llvm::errs());
+  if (!ok)
+    return 1;
   std::error_code ec;
   llvm::raw_fd_ostream out(opts.output, ec, llvm::sys::fs::OF_Text);
   if (ec) {
@@ -161,7 +145,7 @@ int run(const Options &opts) {
   if (opts.dot)
     writeDot(*g, out);
   else
-    printGraph(*g, out, PrintOptions{opts.printLocs});
+    printGraph(*g, out, PrintOptions{opts.run.printLocs});
   return 0;
 }
 

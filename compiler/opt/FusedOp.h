@@ -1,0 +1,47 @@
+//===- compiler/opt/FusedOp.h - The `fused` op that elementwise fusion makes ===//
+//
+// `fused(x0, x1, ...) {body = "..."}` computes a chain of elementwise ops in one node. Its body
+// is a small expression in SSA form over the node's inputs (docs/ir.md "fused"):
+//
+//   body  := stmt ('; ' stmt)*
+//   stmt  := '%'K ' = ' OP '(' '%'I (', ' '%'I)* ')' ' : ' DTYPE
+//
+// %0 .. %(n-1) are the node's inputs; statements number on from %n, each reads only inputs and
+// earlier statements, and the last statement is the node's result. OP is an elementwise
+// registry op without attributes; DTYPE is its result dtype. Every statement has the node's
+// result shape: only the inputs broadcast (NumPy rules) to it. So a code generator evaluates
+// the body once per output element — one loop — and the executor, which has no such loop yet,
+// interprets it op by op with the ordinary kernels (the same results bit for bit).
+//
+//===----------------------------------------------------------------------===//
+#ifndef DLM_COMPILER_OPT_FUSEDOP_H
+#define DLM_COMPILER_OPT_FUSEDOP_H
+
+#include "runtime/DType.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dlm::opt {
+
+struct FusedStatement {
+  std::string op;
+  std::vector<unsigned> operands; ///< value numbers: inputs first, then statements
+  DType dtype = DType::F32;
+};
+
+/// Parses a body over `numInputs` inputs; nullopt when it is malformed.
+std::optional<std::vector<FusedStatement>> parseFusedBody(std::string_view body, size_t numInputs);
+
+/// Prints statements in the body syntax (numbering from `numInputs`).
+std::string printFusedBody(const std::vector<FusedStatement> &body, size_t numInputs);
+
+/// Adds `fused` to the op registry and its CPU kernel (the interpreter) to the runtime's kernel
+/// table, once per process. Called before parsing .dlmir and by the fusion pass.
+void registerFusedOp();
+
+} // namespace dlm::opt
+
+#endif // DLM_COMPILER_OPT_FUSEDOP_H

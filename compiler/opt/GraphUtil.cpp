@@ -1,0 +1,117 @@
+//===- compiler/opt/GraphUtil.cpp - Small graph queries and edits for passes ===//
+#include "compiler/opt/GraphUtil.h"
+
+#include "compiler/ir/OpRegistry.h"
+
+#include <algorithm>
+#include <string_view>
+
+namespace dlm::opt {
+
+using namespace graph;
+
+bool isControlFlow(const Node &n) {
+  static constexpr std::string_view kOps[] = {"Switch", "Merge", "Enter", "Exit", "NextIteration",
+                                              "LoopCond"};
+  return std::find(std::begin(kOps), std::end(kOps), n.op) != std::end(kOps);
+}
+
+/// Ops that draw random numbers without being marked as side effects in the registry.
+static bool drawsRandomNumbers(const Node &n) { return n.op == "dropout"; }
+
+bool isPure(const Node &n) {
+  if (isControlFlow(n) || drawsRandomNumbers(n) || n.op.starts_with("stack_"))
+    return false;
+  // An Identity with control inputs is a pivot: it exists for the nodes hanging from it.
+  if (n.op == "Identity")
+    return n.controlInputs.empty();
+  const OpInfo *info = OpRegistry::get().lookup(n.op);
+  return info && !info->sideEffects;
+}
+
+static bool isStatic(const Type &t) { return !t.isTensor() || t.staticNumElements().has_value(); }
+
+bool mayFail(const Graph &g, const Node &n) {
+  static constexpr std::string_view kShapeOps[] = {
+      "matmul",   "dot",       "transpose", "sum",         "mean",        "max",
+      "min",      "logsumexp", "norm",      "argmax",      "softmax",     "log_softmax",
+      "mse",      "reshape",   "broadcast_to", "expand_dims", "squeeze",  "sum_to",
+      "concat",   "stack",     "split",     "const",       "Identity",    "shape_of",
+      "zeros",    "ones",      "full",      "eye",         "arange",      "zeros_like",
+      "conv2d",   "max_pool2d", "avg_pool2d", "softmax_grad", "log_softmax_grad",
+      "max_grad", "min_grad",  "slice_grad", "conv2d_grad_input", "conv2d_grad_weight",
+      "max_pool2d_grad", "avg_pool2d_grad"};
+  const OpInfo *info = OpRegistry::get().lookup(n.op);
+  if (!info || isControlFlow(n))
+    return !info;
+  for (const Type &t : n.results)
+    if (!isStatic(t))
+      return true;
+  for (const ValueRef &in : n.inputs)
+    if (!isStatic(g.typeOf(in)))
+      return true;
+  bool integerDivision = (n.op == "floordiv" || n.op == "mod" || n.op == "div") &&
+                         !n.results.empty() && n.results[0].isTensor() &&
+                         n.results[0].dtype() != DType::F32 && n.results[0].dtype() != DType::F64;
+  if (info->elementwise)
+    return integerDivision;
+  return std::find(std::begin(kShapeOps), std::end(kShapeOps), n.op) == std::end(kShapeOps);
+}
+
+void replaceAllUses(Graph &g, ValueRef from, ValueRef to) {
+  for (Node &user : g.nodes())
+    for (ValueRef &in : user.inputs)
+      if (in == from)
+        in = to;
+}
+
+void forwardValue(Graph &g, NodeId n, ValueRef v, std::vector<NodeId> lostDeps) {
+  // A dependency `v` itself carries (or `v`'s producer) is not lost.
+  const Node &producer = g.node(v.node);
+  std::erase_if(lostDeps, [&](NodeId d) {
+    return d == v.node || d == n ||
+           std::find(producer.controlInputs.begin(), producer.controlInputs.end(), d) !=
+               producer.controlInputs.end();
+  });
+  std::sort(lostDeps.begin(), lostDeps.end());
+  lostDeps.erase(std::unique(lostDeps.begin(), lostDeps.end()), lostDeps.end());
+  if (lostDeps.empty()) {
+    replaceAllUses(g, Graph::value(n), v);
+    return;
+  }
+  Node &node = g.node(n);
+  node.op = "Identity";
+  node.inputs = {v};
+  node.attrs.clear();
+  node.controlInputs = std::move(lostDeps);
+  node.results = {g.typeOf(v)};
+}
+
+std::optional<double> scalarConstant(const Node &n) {
+  if (n.op != "const")
+    return std::nullopt;
+  const AttrValue *v = n.attr("value");
+  if (!v)
+    return std::nullopt;
+  if (auto *i = std::get_if<int64_t>(v))
+    return static_cast<double>(*i);
+  if (auto *d = std::get_if<double>(v))
+    return *d;
+  if (auto *b = std::get_if<bool>(v))
+    return *b ? 1.0 : 0.0;
+  if (auto *list = std::get_if<std::vector<double>>(v); list && list->size() == 1)
+    return (*list)[0];
+  return std::nullopt;
+}
+
+bool isSplatConstant(const Node &n, double value) {
+  if (std::optional<double> s = scalarConstant(n))
+    return *s == value;
+  if (n.op != "const")
+    return false;
+  const auto *list = n.attrAs<std::vector<double>>("value");
+  return list && !list->empty() &&
+         std::all_of(list->begin(), list->end(), [&](double x) { return x == value; });
+}
+
+} // namespace dlm::opt

@@ -1,0 +1,57 @@
+//===- compiler/opt/GraphUtil.h - Small graph queries and edits for passes ===//
+//
+// The facts and edits several passes share: which nodes may be moved, merged or evaluated at
+// compile time (pure nodes), redirecting the users of one value to another without changing
+// when anything runs, and reading and writing `const` nodes.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DLM_COMPILER_OPT_GRAPHUTIL_H
+#define DLM_COMPILER_OPT_GRAPHUTIL_H
+
+#include "compiler/ir/Graph.h"
+
+#include <optional>
+#include <vector>
+
+namespace dlm::opt {
+
+/// Switch, Merge, Enter, Exit, NextIteration, LoopCond: the TensorFlow control-flow primitives.
+bool isControlFlow(const graph::Node &n);
+
+/// True when `n` computes its outputs from its inputs and attributes alone: no side effect
+/// (print, save, load, assert, seed), no random numbers (randn, rand, dropout), not a
+/// control-flow primitive, not a stack (autodiff's stacks are threaded state), and not the
+/// pivot Identity. Only pure nodes are folded, merged or rewritten.
+bool isPure(const graph::Node &n);
+
+/// True unless `n` certainly succeeds at run time: an op that cannot fail once its operand
+/// shapes are static and type-checked (elementwise ops other than integer division, matmul,
+/// transposes, reductions, reshapes, creation ops, constants, Identity, the shape-preserving
+/// gradient ops) with static operand and result types. Not index, slice, cross_entropy (labels
+/// are checked at run time), stacks.
+/// An index out of range or a failed assert is observable, so such nodes are never removed as
+/// dead code nor computed where the program would not compute them.
+bool mayFail(const graph::Graph &g, const graph::Node &n);
+
+/// Makes every data user of `from` read `to` instead.
+void replaceAllUses(graph::Graph &g, graph::ValueRef from, graph::ValueRef to);
+
+/// Replaces node `n`'s single result by the existing value `v`, keeping when things run: a node
+/// runs only when its data and control inputs are live, so a rewrite that drops some of `n`'s
+/// inputs could make `n`'s users live where they were dead (a branch not taken, a loop's last
+/// test). `lostDeps` are the nodes whose liveness `n` depended on and `v` may not (n's control
+/// inputs, the control inputs of dropped constants, ...). When there are none, users read `v`
+/// directly; otherwise `n` becomes `Identity(v)` with `lostDeps` as control inputs.
+void forwardValue(graph::Graph &g, graph::NodeId n, graph::ValueRef v,
+                  std::vector<graph::NodeId> lostDeps);
+
+/// The value of a scalar `const` node as a double (int, float, bool or a one-element list), or
+/// nullopt when `n` is not such a node.
+std::optional<double> scalarConstant(const graph::Node &n);
+
+/// True when `n` is a `const` whose every element equals `value` (any shape).
+bool isSplatConstant(const graph::Node &n, double value);
+
+} // namespace dlm::opt
+
+#endif // DLM_COMPILER_OPT_GRAPHUTIL_H
