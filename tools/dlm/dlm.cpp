@@ -2,12 +2,13 @@
 //
 // `dlm run [options] FILE.dlm [args...]` compiles a script and runs it (the JIT by default,
 // `--engine=graph` for the graph executor); arguments after FILE go to the program. `dlm`
-// alone will start the REPL. Exit status: 0 ok, 1 error in the program, 2 bad command line,
+// alone (or `dlm repl`) starts the REPL (repl/, docs/repl.md). Exit status: 0 ok, 1 error in the program, 2 bad command line,
 // 70 compiler crash; a program that runs returns its own status.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/driver/Driver.h"
 #include "compiler/driver/Options.h"
+#include "repl/Repl.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -16,7 +17,7 @@ using namespace dlm;
 static void printHelp(llvm::raw_ostream &os) {
   os << "OVERVIEW: dlm - run dlm model scripts\n\n"
      << "USAGE: dlm run [options] FILE.dlm [args...]   compile and run a script\n"
-     << "       dlm                                     interactive REPL (not in this build yet)\n\n"
+     << "       dlm                                     interactive REPL (also: dlm repl)\n\n"
      << "OPTIONS (before FILE):\n"
      << "  --engine=jit|graph      execute with the JIT (default) or the graph executor\n";
   printCommonOptionsHelp(os);
@@ -55,11 +56,8 @@ static std::optional<int> parseRunArgs(int argc, char **argv, int first, Compile
 }
 
 int main(int argc, char **argv) {
-  if (argc < 2) {
-    llvm::errs() << "dlm: error: the interactive REPL is not available in this build yet; "
-                 << "run a script with 'dlm run FILE.dlm'\n";
-    return ExitUsage;
-  }
+  if (argc < 2 || llvm::StringRef(argv[1]) == "repl")
+    return runRepl(argv[0]);
   llvm::StringRef command = argv[1];
   if (command == "--help" || command == "-h") {
     printHelp(llvm::outs());

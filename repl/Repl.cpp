@@ -1,0 +1,697 @@
+//===- repl/Repl.cpp - The interactive dlm session ------------------------===//
+//
+// The session keeps its definitions as source (imports, defs) and the values of top-level
+// variables as files in a private folder: tensors and tuples of tensors as safetensors files
+// written by `save`, scalars as literals. Each input becomes one program: imports, defs, one
+// `load`/literal line per variable (with its exact dtype and shape), the input, and `save`s for
+// the variables the input assigns. Nothing earlier is re-run. docs/repl.md has the details.
+//
+//===----------------------------------------------------------------------===//
+#include "repl/Repl.h"
+
+#include "compiler/codegen/Codegen.h"
+#include "compiler/driver/Compilation.h"
+#include "compiler/sema/SSA.h"
+
+#include "llvm/LineEditor/LineEditor.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Regex.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <unistd.h>
+
+namespace dlm {
+namespace {
+
+const char *const kKeep = "__repl_keep";
+const char *const kCommands[] = {":help", ":type", ":graph", ":grad", ":dot",
+                                 ":time", ":load", ":reset", ":quit"};
+const char *const kBuiltins[] = {
+    "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "maximum", "minimum",
+    "pow", "where", "clip", "sum", "mean", "max", "min", "argmax", "logsumexp", "matmul", "dot",
+    "norm", "softmax", "log_softmax", "cross_entropy", "mse", "conv2d", "max_pool2d",
+    "avg_pool2d", "dropout", "zeros", "ones", "full", "eye", "arange", "randn", "rand", "seed",
+    "tensor", "astype", "reshape", "transpose", "concat", "stack", "split", "chunk",
+    "broadcast_to", "len", "size", "print", "save", "load", "stop_gradient", "grad",
+    "value_and_grad", "checkpoint", "range", "import", "def", "return", "while", "for"};
+const char *const kModules[] = {"nn", "optim", "data"};
+
+/// One top-level variable: its type and how the next program gets it back.
+struct Variable {
+  std::string name;
+  Type type;
+  std::string restore; ///< the right-hand side that recreates it, e.g. `load(...)` or `3.5`
+};
+
+std::string dtypeSpelling(DType t) { return std::string(dtypeName(t)); }
+
+/// Reads the leaves' shapes and raw data of a safetensors file written by `save`.
+struct SavedLeaf {
+  std::vector<int64_t> shape;
+  std::string bytes;
+};
+std::optional<std::vector<SavedLeaf>> readSaved(const std::string &path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return std::nullopt;
+  llvm::StringRef data = (*buffer)->getBuffer();
+  if (data.size() < 8)
+    return std::nullopt;
+  uint64_t headerSize = 0;
+  std::memcpy(&headerSize, data.data(), 8);
+  llvm::StringRef header = data.substr(8, headerSize);
+  llvm::StringRef payload = data.substr(8 + headerSize);
+  std::vector<SavedLeaf> leaves;
+  for (unsigned i = 0;; ++i) {
+    std::string key = "\"" + std::to_string(i) + "\":{";
+    size_t at = header.find(key);
+    if (at == llvm::StringRef::npos)
+      break;
+    llvm::StringRef rest = header.substr(at);
+    SavedLeaf leaf;
+    llvm::StringRef shape = rest.substr(rest.find("\"shape\":[") + 9);
+    shape = shape.take_until([](char c) { return c == ']'; });
+    llvm::SmallVector<llvm::StringRef> dims;
+    shape.split(dims, ',', -1, false);
+    for (llvm::StringRef d : dims)
+      leaf.shape.push_back(std::atoll(d.trim().str().c_str()));
+    llvm::StringRef offsets = rest.substr(rest.find("\"data_offsets\":[") + 16);
+    uint64_t begin = 0, end = 0;
+    auto [b, e] = offsets.take_until([](char c) { return c == ']'; }).split(',');
+    b.trim().getAsInteger(10, begin);
+    e.trim().getAsInteger(10, end);
+    leaf.bytes = payload.substr(begin, end - begin).str();
+    leaves.push_back(std::move(leaf));
+  }
+  return leaves;
+}
+
+/// `zeros(...)`-like expression with `type`'s structure and the saved leaves' shapes.
+bool likeExpr(const Type &type, const std::vector<SavedLeaf> &leaves, size_t &next,
+              std::string &out) {
+  if (type.isTensor()) {
+    if (next >= leaves.size())
+      return false;
+    out += "zeros((";
+    for (int64_t d : leaves[next].shape)
+      out += std::to_string(d) + ",";
+    out += "), dtype=" + dtypeSpelling(type.dtype()) + ")";
+    ++next;
+    return true;
+  }
+  if (!type.isTuple() || type.elements().empty())
+    return false;
+  out += "(";
+  for (const Type &element : type.elements()) {
+    if (!likeExpr(element, leaves, next, out))
+      return false;
+    out += ", ";
+  }
+  out += ")";
+  return true;
+}
+
+bool isTensorTree(const Type &type) {
+  if (type.isTensor())
+    return true;
+  if (!type.isTuple() || type.elements().empty())
+    return false;
+  for (const Type &element : type.elements())
+    if (!isTensorTree(element))
+      return false;
+  return true;
+}
+
+/// Names assigned by the unindented statements of `input`: in dlm a name bound only inside a
+/// loop or branch is not visible after it, so only these become session variables.
+std::vector<std::string> assignedNames(llvm::StringRef input) {
+  std::vector<std::string> names;
+  auto add = [&](llvm::StringRef name) {
+    name = name.trim();
+    if (name.empty() || !(std::isalpha(name[0]) || name[0] == '_'))
+      return;
+    for (char c : name)
+      if (!(std::isalnum(c) || c == '_'))
+        return;
+    if (std::find(names.begin(), names.end(), name.str()) == names.end())
+      names.push_back(name.str());
+  };
+  llvm::SmallVector<llvm::StringRef> lines;
+  input.split(lines, '\n');
+  llvm::Regex assign("^\\(?([A-Za-z_][A-Za-z_0-9]*([ \t]*,[ \t]*[A-Za-z_][A-Za-z_0-9]*)*)"
+                     "\\)?[ \t]*(=[^=]|[-+*/]=)");
+  for (llvm::StringRef line : lines) {
+    if (line.trim().starts_with("def "))
+      break; // a def is never mixed with statements (handled on its own)
+    llvm::SmallVector<llvm::StringRef> m;
+    if (assign.match(line, &m)) {
+      llvm::SmallVector<llvm::StringRef> parts;
+      m[1].split(parts, ',');
+      for (llvm::StringRef p : parts)
+        add(p);
+    }
+  }
+  return names;
+}
+
+bool isKeyword(llvm::StringRef word) {
+  for (const char *k : {"if", "elif", "else", "while", "for", "def", "return", "import", "pass",
+                        "break", "continue", "assert"})
+    if (word == k)
+      return true;
+  return false;
+}
+
+class Session {
+public:
+  Session(const char *argv0, bool interactive) : argv0(argv0), interactive(interactive) {
+    llvm::SmallString<128> dir;
+    llvm::sys::fs::createUniqueDirectory("dlm-repl", dir);
+    folder = dir.str().str();
+  }
+  void removeFiles() {
+    for (const Variable &v : vars)
+      llvm::sys::fs::remove(fileOf(v.name));
+    llvm::sys::fs::remove(folder + "/input.dlm");
+    llvm::sys::fs::remove(folder);
+  }
+
+  /// Executes one complete input (a block); false after an error.
+  bool execute(llvm::StringRef input);
+  std::vector<std::string> completions(llvm::StringRef prefix) const;
+  bool quit = false;
+
+private:
+  std::string fileOf(llvm::StringRef name) const { return folder + "/" + name.str() + ".st"; }
+  std::string prelude(unsigned &lines) const;
+  /// Compiles `body` after the prelude. With `typesOf`, stops after sema and returns the
+  /// argument types of the trailing `__repl_keep(...)` calls.
+  bool compile(llvm::StringRef body, EmitKind emit, llvm::raw_ostream &os,
+               const std::function<bool(Compilation &)> &then);
+  bool typesOf(llvm::StringRef body, size_t count, std::vector<Type> &types);
+  bool runStatements(llvm::StringRef input);
+  bool define(llvm::StringRef input);
+  bool command(llvm::StringRef input);
+  void printDiagnostics(llvm::StringRef text, unsigned preludeLines);
+
+  const char *argv0;
+  bool interactive;
+  std::string folder;
+  std::vector<std::string> imports;
+  std::vector<std::pair<std::string, std::string>> functions; ///< name, source
+  std::vector<Variable> vars;
+};
+
+std::string Session::prelude(unsigned &lines) const {
+  std::string text;
+  for (const std::string &i : imports)
+    text += i + "\n";
+  for (const auto &[name, source] : functions)
+    text += source + "\n";
+  for (const Variable &v : vars)
+    text += v.name + " = " + v.restore + "\n";
+  lines = llvm::StringRef(text).count('\n');
+  return text;
+}
+
+/// Rewrites `<session>:LINE:` positions so that they count lines from the input's first line.
+void Session::printDiagnostics(llvm::StringRef text, unsigned preludeLines) {
+  std::string program = folder + "/input.dlm:";
+  std::string out;
+  while (!text.empty()) {
+    size_t at = text.find(program);
+    out += text.substr(0, at).str();
+    if (at == llvm::StringRef::npos)
+      break;
+    text = text.substr(at + program.size());
+    unsigned line = 0;
+    llvm::StringRef digits = text.take_while([](char c) { return std::isdigit(c); });
+    digits.getAsInteger(10, line);
+    text = text.substr(digits.size());
+    out += line > preludeLines ? "<input>:" + std::to_string(line - preludeLines)
+                               : "<session>:" + std::to_string(line);
+  }
+  llvm::errs() << out;
+}
+
+bool Session::compile(llvm::StringRef body, EmitKind emit, llvm::raw_ostream &os,
+                      const std::function<bool(Compilation &)> &then) {
+  unsigned lines = 0;
+  std::string source = prelude(lines) + body.str() + "\n";
+  std::string path = folder + "/input.dlm";
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream file(path, ec);
+    if (ec) {
+      llvm::errs() << "dlm: error: cannot write " << path << ": " << ec.message() << "\n";
+      return false;
+    }
+    file << source;
+  }
+  std::string messages;
+  llvm::raw_string_ostream diagStream(messages);
+  DiagnosticEngine diag(diagStream, "dlm");
+  diag.setColorMode(interactive ? ColorMode::Auto : ColorMode::Never);
+  CompilerOptions options;
+  options.input = path;
+  options.emit = emit;
+  Compilation compilation(options, diag);
+  bool ok = compilation.loadInput() && compilation.run(os);
+  if (ok && then)
+    ok = then(compilation);
+  os.flush();
+  llvm::outs().flush();
+  printDiagnostics(messages, lines);
+  return ok && !diag.hasErrors();
+}
+
+bool Session::typesOf(llvm::StringRef body, size_t count, std::vector<Type> &types) {
+  // Each probe `__repl_keep(v)` on the last `count` lines becomes `__repl_keepK(v)` with its own
+  // identity function: the specialisation's result type is v's type (calls with constant
+  // arguments may be folded away, the specialised function is not).
+  llvm::SmallVector<llvm::StringRef> lines;
+  body.rtrim().split(lines, '\n');
+  std::string text, defs;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    size_t k = i + count - lines.size();
+    if (i + count >= lines.size() && lines[i].starts_with(kKeep)) {
+      std::string fn = std::string(kKeep) + std::to_string(k);
+      defs += "def " + fn + "(v):\n    return v\n";
+      text += fn + lines[i].drop_front(std::strlen(kKeep)).str() + "\n";
+    } else {
+      text += lines[i].str() + "\n";
+    }
+  }
+  // The defs go last so that line numbers in the input stay as typed.
+  return compile(text + defs, EmitKind::SSA, llvm::nulls(), [&](Compilation &c) {
+    types.clear();
+    for (size_t k = 0; k < count; ++k) {
+      std::string fn = std::string(kKeep) + std::to_string(k);
+      const ssa::Function *found = nullptr;
+      for (const auto &f : c.getProgram()->functions)
+        if (f->name == fn || llvm::StringRef(f->name).starts_with(fn + "."))
+          found = f.get();
+      if (!found) {
+        c.getDiagnostics().error("internal error: the REPL found no type for a variable");
+        return false;
+      }
+      types.push_back(found->resultType);
+    }
+    return true;
+  });
+}
+
+bool Session::define(llvm::StringRef input) {
+  bool isImport = input.starts_with("import");
+  auto savedImports = imports;
+  auto savedFunctions = functions;
+  if (isImport) {
+    if (std::find(imports.begin(), imports.end(), input.trim().str()) == imports.end())
+      imports.push_back(input.trim().str());
+  } else {
+    llvm::StringRef name = input.drop_front(4).ltrim().take_while(
+        [](char c) { return std::isalnum(c) || c == '_'; });
+    auto it = std::find_if(functions.begin(), functions.end(),
+                           [&](const auto &f) { return f.first == name; });
+    if (it != functions.end())
+      it->second = input.rtrim().str(); // redefinition: later programs see only the new one
+    else
+      functions.emplace_back(name.str(), input.rtrim().str());
+  }
+  std::vector<Type> types;
+  if (!compile("", EmitKind::SSA, llvm::nulls(), nullptr)) {
+    imports = savedImports;
+    functions = savedFunctions;
+    return false;
+  }
+  return true;
+}
+
+/// True when `input` is one expression statement whose value should be printed.
+bool isPrintableExpression(llvm::StringRef input,
+                           const std::vector<std::pair<std::string, std::string>> &functions) {
+  input = input.trim();
+  if (input.contains('\n') || input.empty())
+    return false;
+  llvm::StringRef first = input.take_while([](char c) { return std::isalnum(c) || c == '_'; });
+  if (isKeyword(first))
+    return false;
+  int depth = 0;
+  for (size_t i = 0; i < input.size(); ++i) {
+    char c = input[i];
+    if (c == '(' || c == '[')
+      ++depth;
+    else if (c == ')' || c == ']')
+      --depth;
+    else if (c == '"' || c == '\'') {
+      size_t end = input.find(c, i + 1);
+      i = end == llvm::StringRef::npos ? input.size() : end;
+    } else if (c == '=' && depth == 0) {
+      char prev = i ? input[i - 1] : ' ';
+      char next = i + 1 < input.size() ? input[i + 1] : ' ';
+      if (next != '=' && !llvm::StringRef("=!<>").contains(prev))
+        return false;
+    }
+  }
+  if (input.starts_with(first.str() + "(")) {
+    if (first == "print" || first == "save" || first == "seed")
+      return false;
+    for (const auto &[name, source] : functions)
+      if (name == first) {
+        llvm::Regex valueReturn("return[ \t]+[^ \t\n]");
+        return valueReturn.match(source);
+      }
+  }
+  return true;
+}
+
+bool Session::runStatements(llvm::StringRef input) {
+  std::vector<std::string> names = assignedNames(input);
+  std::string body = input.rtrim().str() + "\n";
+  if (isPrintableExpression(input, functions))
+    body = "print(" + input.trim().str() + ")\n";
+  // 1. Check the input and learn the types of the variables it assigns.
+  std::string probe = body;
+  for (const std::string &n : names)
+    probe += std::string(kKeep) + "(" + n + ")\n";
+  std::vector<Type> types;
+  if (!typesOf(probe, names.size(), types))
+    return false;
+  // 2. Run it, saving what it assigned.
+  std::string program = body;
+  std::vector<std::string> scalarNames;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const Type &t = types[i];
+    std::string file = "\"" + fileOf(names[i]) + "\"";
+    if (isTensorTree(t))
+      program += "save(" + file + ", " + names[i] + ")\n";
+    else if (t.kind() == Type::Kind::Float)
+      program += "save(" + file + ", full((1,), " + names[i] + ", dtype=f64))\n";
+    else if (t.kind() == Type::Kind::Int)
+      program += "save(" + file + ", full((1,), " + names[i] + ", dtype=i64))\n";
+    else if (t.kind() == Type::Kind::Bool)
+      program += "save(" + file + ", full((1,), 1 if " + names[i] + " else 0, dtype=i64))\n";
+  }
+  bool ok = compile(program, EmitKind::None, llvm::outs(), [&](Compilation &c) {
+    codegen::CodegenOptions options;
+      unsigned lines = 0;
+    prelude(lines);
+    std::string messages;
+    llvm::raw_string_ostream diagStream(messages);
+    // A fresh JIT per input: reusing one JitSession across programs miscompiles loops
+    // ("frame has 0 LoopCond nodes"); see docs/repl.md.
+    int status = codegen::runJit(*c.getGraph(), c.getDiagnostics(), options);
+    return status == 0;
+  });
+  if (!ok)
+    return false;
+  // 3. The variables now hold the values the files have.
+  for (size_t i = 0; i < names.size(); ++i) {
+    const Type &t = types[i];
+    Variable v{names[i], t, ""};
+    std::optional<std::vector<SavedLeaf>> leaves = readSaved(fileOf(names[i]));
+    if (!leaves) {
+      llvm::errs() << "dlm: note: '" << names[i] << "' (" << t.str()
+                   << ") is not kept across inputs\n";
+      continue;
+    }
+    if (isTensorTree(t)) {
+      std::string like;
+      size_t next = 0;
+      if (!likeExpr(t, *leaves, next, like))
+        continue;
+      v.restore = "load(\"" + fileOf(names[i]) + "\", like=" + like + ")";
+    } else if (!leaves->empty() && (*leaves)[0].bytes.size() == 8) {
+      const std::string &bytes = (*leaves)[0].bytes;
+      if (t.kind() == Type::Kind::Float) {
+        double d;
+        std::memcpy(&d, bytes.data(), 8);
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.17g", d);
+        v.restore = buf;
+        if (v.restore.find_first_of(".en") == std::string::npos)
+          v.restore += ".0";
+      } else {
+        int64_t n;
+        std::memcpy(&n, bytes.data(), 8);
+        v.restore = t.kind() == Type::Kind::Bool ? (n ? "True" : "False") : std::to_string(n);
+      }
+    } else {
+      continue;
+    }
+    auto it = std::find_if(vars.begin(), vars.end(), [&](const Variable &x) { return x.name == v.name; });
+    if (it != vars.end())
+      *it = v;
+    else
+      vars.push_back(v);
+  }
+  return true;
+}
+
+std::vector<std::string> Session::completions(llvm::StringRef prefix) const {
+  std::vector<std::string> all;
+  if (prefix.starts_with(":")) {
+    for (const char *c : kCommands)
+      all.push_back(c);
+  } else {
+    for (const Variable &v : vars)
+      all.push_back(v.name);
+    for (const auto &f : functions)
+      all.push_back(f.first);
+    for (const char *b : kBuiltins)
+      all.push_back(b);
+    for (const char *m : kModules)
+      all.push_back(m);
+  }
+  std::vector<std::string> out;
+  for (const std::string &s : all)
+    if (llvm::StringRef(s).starts_with(prefix) &&
+        std::find(out.begin(), out.end(), s) == out.end())
+      out.push_back(s);
+  return out;
+}
+
+const char *kHelp =
+    "Enter dlm statements, definitions (def, import) and expressions; an expression's value is\n"
+    "printed. A block (def, if, while, for, open brackets, trailing \\) ends with an empty line.\n"
+    "Commands:\n"
+    "  :help              this text\n"
+    "  :type EXPR         type and shape of EXPR (nothing is run)\n"
+    "  :graph STMT        the dataflow graph of STMT (e.g. :graph f(x))\n"
+    "  :grad STMT         the graph of STMT after differentiation\n"
+    "  :dot STMT FILE     write the optimised graph of STMT as Graphviz dot to FILE\n"
+    "  :time STMT         run STMT and print the time it took\n"
+    "  :load FILE         run a .dlm file in this session\n"
+    "  :reset             forget every variable, function and import\n"
+    "  :quit              leave (as does Ctrl-D)\n";
+
+bool Session::command(llvm::StringRef input) {
+  auto [name, arg] = input.trim().split(' ');
+  arg = arg.trim();
+  if (name == ":help") {
+    llvm::outs() << kHelp;
+    return true;
+  }
+  if (name == ":quit" || name == ":q") {
+    quit = true;
+    return true;
+  }
+  if (name == ":reset") {
+    for (const Variable &v : vars)
+      llvm::sys::fs::remove(fileOf(v.name));
+    vars.clear();
+    functions.clear();
+    imports.clear();
+    return true;
+  }
+  if (name == ":type") {
+    std::vector<Type> types;
+    if (!typesOf(std::string(kKeep) + "(" + arg.str() + ")", 1, types))
+      return false;
+    llvm::outs() << types[0].str() << "\n";
+    return true;
+  }
+  if (name == ":graph" || name == ":grad") {
+    return compile(arg, name == ":graph" ? EmitKind::Graph : EmitKind::Grad, llvm::outs(),
+                   nullptr);
+  }
+  if (name == ":dot") {
+    auto [stmt, file] = arg.rsplit(' ');
+    std::error_code ec;
+    llvm::raw_fd_ostream out(file, ec);
+    if (ec || stmt.empty()) {
+      llvm::errs() << "dlm: error: usage: :dot STMT FILE"
+                   << (ec ? " (cannot write '" + file.str() + "': " + ec.message() + ")" : "")
+                   << "\n";
+      return false;
+    }
+    return compile(stmt, EmitKind::Dot, out, nullptr);
+  }
+  if (name == ":time") {
+    auto start = std::chrono::steady_clock::now();
+    bool ok = execute(arg);
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                    .count();
+    llvm::outs() << llvm::format("time: %.3f ms\n", ms);
+    return ok;
+  }
+  if (name == ":load") {
+    auto buffer = llvm::MemoryBuffer::getFile(arg);
+    if (!buffer) {
+      llvm::errs() << "dlm: error: cannot read '" << arg << "': " << buffer.getError().message()
+                   << "\n";
+      return false;
+    }
+    // Definitions first, then the statements, each through the usual path.
+    llvm::StringRef text = (*buffer)->getBuffer();
+    llvm::SmallVector<llvm::StringRef> lines;
+    text.split(lines, '\n');
+    std::string statements;
+    bool ok = true;
+    for (size_t i = 0; i < lines.size();) {
+      llvm::StringRef line = lines[i];
+      if (line.starts_with("def ") || line.starts_with("import ")) {
+        std::string block = line.str() + "\n";
+        ++i;
+        while (i < lines.size() && (lines[i].empty() || lines[i].starts_with(" ") ||
+                                    lines[i].starts_with("\t") || lines[i].starts_with("#"))) {
+          block += lines[i].str() + "\n";
+          ++i;
+        }
+        ok = define(block) && ok;
+        continue;
+      }
+      statements += line.str() + "\n";
+      ++i;
+    }
+    if (!llvm::StringRef(statements).trim().empty())
+      ok = runStatements(statements) && ok;
+    return ok;
+  }
+  llvm::errs() << "dlm: error: unknown command '" << name << "' (:help lists them)\n";
+  return false;
+}
+
+bool Session::execute(llvm::StringRef input) {
+  llvm::StringRef trimmed = input.trim();
+  if (trimmed.empty() || trimmed.starts_with("#"))
+    return true;
+  if (trimmed.starts_with(":"))
+    return command(trimmed);
+  if (trimmed.starts_with("def ") || trimmed.starts_with("import "))
+    return define(input);
+  return runStatements(input);
+}
+
+/// Whether `text` needs more lines: an open bracket, a trailing `\` or `:`, or a block that
+/// has not yet been ended by an empty line.
+bool needsMore(llvm::StringRef text, bool lastLineEmpty) {
+  int depth = 0;
+  for (char c : text) {
+    if (c == '(' || c == '[' || c == '{')
+      ++depth;
+    else if (c == ')' || c == ']' || c == '}')
+      --depth;
+  }
+  if (depth > 0)
+    return true;
+  llvm::StringRef last = text.rtrim('\n');
+  last = last.substr(last.rfind('\n') + 1);
+  if (last.rtrim().ends_with("\\"))
+    return true;
+  bool isBlock = text.ltrim().starts_with(":") ? false : text.contains(":\n") ||
+                 llvm::StringRef(text).rtrim().ends_with(":");
+  // A block's header line ends with ':' (def, if, while, for, else...).
+  llvm::SmallVector<llvm::StringRef> lines;
+  text.split(lines, '\n', -1, false);
+  isBlock = false;
+  for (llvm::StringRef l : lines) {
+    llvm::StringRef code = l.split('#').first.rtrim();
+    if (code.ends_with(":"))
+      isBlock = true;
+  }
+  return isBlock && !lastLineEmpty;
+}
+
+} // namespace
+
+int runRepl(const char *argv0) {
+  bool interactive = isatty(0) && isatty(1);
+  Session session(argv0, interactive);
+  bool anyError = false;
+  std::optional<llvm::LineEditor> editor;
+  std::string historyPath;
+  if (interactive) {
+    if (const char *env = std::getenv("DLM_HISTORY"))
+      historyPath = env;
+    else if (const char *home = std::getenv("HOME"))
+      historyPath = std::string(home) + "/.dlm_history";
+    editor.emplace("dlm", historyPath);
+    if (!historyPath.empty())
+      editor->loadHistory();
+    editor->setPrompt(">>> ");
+    editor->setListCompleter([&](llvm::StringRef buffer, size_t pos) {
+      llvm::StringRef before = buffer.substr(0, pos);
+      size_t start = before.find_last_not_of(
+          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:");
+      llvm::StringRef word = start == llvm::StringRef::npos ? before : before.substr(start + 1);
+      std::vector<llvm::LineEditor::Completion> out;
+      for (const std::string &c : session.completions(word))
+        out.emplace_back(c.substr(word.size()) , c);
+      return out;
+    });
+    llvm::outs() << "dlm REPL — :help for commands, Ctrl-D to exit\n";
+    llvm::outs().flush();
+  }
+  auto readLine = [&](bool continuation) -> std::optional<std::string> {
+    if (editor) {
+      editor->setPrompt(continuation ? "... " : ">>> ");
+      return editor->readLine();
+    }
+    std::string line;
+    int c;
+    while ((c = std::getc(stdin)) != EOF && c != '\n')
+      line += char(c);
+    if (c == EOF && line.empty())
+      return std::nullopt;
+    return line;
+  };
+  while (!session.quit) {
+    std::optional<std::string> line = readLine(false);
+    if (!line)
+      break;
+    std::string block = *line + "\n";
+    bool lastEmpty = llvm::StringRef(*line).trim().empty();
+    while (!llvm::StringRef(block).trim().empty() && needsMore(block, lastEmpty)) {
+      std::optional<std::string> more = readLine(true);
+      if (!more)
+        break;
+      lastEmpty = llvm::StringRef(*more).trim().empty();
+      if (lastEmpty && !needsMore(block, true))
+        break;
+      block += *more + "\n";
+    }
+    if (!session.execute(block))
+      anyError = true;
+    llvm::outs().flush();
+    std::fflush(stdout);
+  }
+  if (editor && !historyPath.empty())
+    editor->saveHistory();
+  session.removeFiles();
+  llvm::outs().flush();
+  llvm::errs().flush();
+  std::fflush(nullptr);
+  // Skips the JIT session's teardown at exit, which crashes after a program with loops ran
+  // (an ORC teardown-order problem not yet understood; the process is ending anyway).
+  std::_Exit(!interactive && anyError ? 1 : 0);
+}
+
+} // namespace dlm
