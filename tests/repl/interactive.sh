@@ -1,0 +1,34 @@
+#!/bin/bash
+# Drives `dlm` in a tmux pane as a user would: a definition, an error, a use of the earlier
+# value, Tab completion, Ctrl-D. Usage: interactive.sh DLM_BINARY
+set -u
+dlm="$1"
+if ! command -v tmux >/dev/null; then
+  echo "SKIPPED: tmux is not installed; the interactive REPL test did not run"
+  exit 0
+fi
+s="dlm-repl-test-$$"
+tmux -L "$s" new-session -d -s "$s" -x 120 -y 40 "env DLM_HISTORY= DLM_STDLIB='$DLM_STDLIB' '$dlm'"
+tmux -L "$s" set-option -t "$s" remain-on-exit on >/dev/null
+wait_for() { # wait until the pane shows $1 (up to 10 s)
+  for _ in $(seq 100); do
+    tmux -L "$s" capture-pane -p -t "$s" | grep -qF -- "$1" && return 0
+    sleep 0.1
+  done
+  echo "TIMEOUT waiting for: $1"; tmux -L "$s" capture-pane -p -t "$s"; tmux -L "$s" kill-server; exit 1
+}
+wait_for ">>>"
+tmux -L "$s" send-keys -t "$s" "counter_value = arange(4) * 2.0" Enter
+tmux -L "$s" send-keys -t "$s" "counter_value @ ones(3)" Enter
+wait_for "error: matmul"
+tmux -L "$s" send-keys -t "$s" "sum(counter_v" Tab
+tmux -L "$s" send-keys -t "$s" ")" Enter
+wait_for "tensor(12.)"
+tmux -L "$s" send-keys -t "$s" C-d
+for _ in $(seq 100); do
+  [ "$(tmux -L "$s" list-panes -t "$s" -F '#{pane_dead} #{pane_dead_status}')" = "1 0" ] && break; [ "$(tmux -L "$s" list-panes -t "$s" -F '#{pane_dead}')" = 1 ] && break
+  sleep 0.1
+done
+tmux -L "$s" capture-pane -p -t "$s"
+echo "pane: $(tmux -L "$s" list-panes -t "$s" -F 'dead=#{pane_dead} status=#{pane_dead_status}')"
+tmux -L "$s" kill-server
