@@ -128,7 +128,7 @@ PassResult runConstantFolding(Graph &g, PassContext &ctx) {
       std::optional<rt::Tensor> value = evaluate(c, {});
       if (!value)
         break;
-      inputs.push_back(*value);
+      inputs.emplace_back(std::move(*value));
       deps.insert(deps.end(), c.controlInputs.begin(), c.controlInputs.end());
     }
     if (inputs.size() != g.node(id).inputs.size())
