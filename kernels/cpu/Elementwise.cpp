@@ -388,8 +388,9 @@ template <bool Tanh> void activationGradKernel(Inputs ins, const Attrs &, Output
   outs.emplace_back(out);
 }
 
-/// dropout{p}(x) -> (y, mask): mask[i] = uniform_i >= p (uniform from the f64 formula of
-/// runtime/Random.h), y = x * mask / (1 - p). p = 0 keeps everything; p = 1 zeroes everything.
+/// dropout{p}(x) -> y = x * mask / (1 - p) with mask[i] = uniform_i >= p (uniform from the f64
+/// formula of runtime/Random.h). p = 0 keeps everything; p = 1 zeroes everything. One result,
+/// as the registry declares: the gradient rule recovers the kept entries from y (docs/autodiff.md).
 void dropoutKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   expectArity(ins, 1, "dropout");
   const Tensor &x = tensorArg(ins, 0, "dropout");
@@ -412,7 +413,6 @@ void dropoutKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
       binaryLoop<T, bool, T>(y, cx, mask, [s = (T)scale](T v, bool k) { return k ? v * s : T(0); });
   });
   outs.emplace_back(y);
-  outs.emplace_back(mask);
 }
 
 /// dropout_grad(g, mask){p} = g * mask / (1 - p).

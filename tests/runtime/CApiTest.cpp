@@ -77,11 +77,13 @@ TEST(CApi, TooFewOutputSlotsIsAnError) {
   int64_t shape[1] = {2};
   dlm_tensor *x = dlm_tensor_zeros(DLM_F32, 1, shape);
   dlm_attrs *attrs = dlm_attrs_new();
-  dlm_attrs_set_float(attrs, "p", 0.5);
+  dlm_attrs_set_int(attrs, "axis", 0);
+  int64_t sizes[2] = {1, 1};
+  dlm_attrs_set_ints(attrs, "sizes", sizes, 2);
   dlm_tensor *out = nullptr;
   int32_t nout = 0;
-  // dropout returns (y, mask): one slot is not enough.
-  EXPECT_EQ(dlm_kernel_call(dlm_kernel_id("dropout"), &x, 1, attrs, &out, 1, &nout), 1);
+  // split into two parts returns two tensors: one slot is not enough.
+  EXPECT_EQ(dlm_kernel_call(dlm_kernel_id("split"), &x, 1, attrs, &out, 1, &nout), 1);
   EXPECT_NE(std::strstr(dlm_last_error(), "produced 2 outputs"), nullptr);
   dlm_attrs_free(attrs);
   dlm_tensor_release(x);
