@@ -156,6 +156,35 @@ void Graph::compact(const std::vector<bool> &keep) {
     }
   }
   nodeList = std::move(kept);
+  dropEmptyFrames();
+}
+
+// A frame is kept when a node runs in it or in a frame nested in it; the root always is. Kept
+// frames keep their order, so the printed form stays stable.
+void Graph::dropEmptyFrames() {
+  std::vector<bool> used(frameList.size(), false);
+  used[0] = true;
+  for (const Node &n : nodeList)
+    for (FrameId f = n.frame; f != kNoFrame && !used[f]; f = frameList[f].parent)
+      used[f] = true;
+  std::vector<FrameId> newFrame(frameList.size(), kNoFrame);
+  std::vector<Frame> keptFrames;
+  for (FrameId f = 0; f < frameList.size(); ++f) {
+    if (!used[f])
+      continue;
+    newFrame[f] = static_cast<FrameId>(keptFrames.size());
+    keptFrames.push_back(std::move(frameList[f]));
+  }
+  if (keptFrames.size() == frameList.size()) {
+    frameList = std::move(keptFrames);
+    return;
+  }
+  for (Frame &fr : keptFrames)
+    if (fr.parent != kNoFrame)
+      fr.parent = newFrame[fr.parent];
+  for (Node &n : nodeList)
+    n.frame = newFrame[n.frame];
+  frameList = std::move(keptFrames);
 }
 
 std::string_view Graph::internFile(std::string_view file) {

@@ -171,6 +171,9 @@ public:
   /// Removes the nodes whose `keep` entry is false and renumbers the rest in order. Edges into
   /// removed nodes must not exist among kept nodes (asserted).
   void compact(const std::vector<bool> &keep);
+  /// Removes frames in which no node runs (directly or in a nested frame), e.g. the frame of a
+  /// loop dead-code elimination removed whole, and renumbers the rest in order. compact() calls it.
+  void dropEmptyFrames();
 
   /// Returns a stable copy of `file` owned by this graph, for Location::file.
   std::string_view internFile(std::string_view file);
