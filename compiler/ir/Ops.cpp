@@ -858,7 +858,9 @@ std::vector<Entry> entries() {
   e.push_back({"conv2d", {"x", "w"}, {kStride, kPadding}, inferConv2d, false, C::Expensive});
   e.push_back({"max_pool2d", {"x"}, {kK}, inferPool, false, C::Expensive});
   e.push_back({"avg_pool2d", {"x"}, {kK}, inferPool, false, C::Expensive});
-  e.push_back({"dropout", {"x"}, {{"p", AttrKind::Float}}, inferDropout});
+  // Draws from the RNG stream, so it is ordered with seed/randn like a side effect.
+  e.push_back({"dropout", {"x"}, {{"p", AttrKind::Float}}, inferDropout, false, C::Cheap, true,
+               false, true});
   // Identity whose gradient is zero (LANGUAGE.md "stop_gradient"); not in docs/ops.md's table.
   e.push_back({"stop_gradient", {"x"}, {}, inferLike<0>, true, C::Cheap, false});
 

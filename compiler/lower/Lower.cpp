@@ -427,11 +427,13 @@ private:
         branchResults[side] = std::move(*yielded);
       }
       if (effects) {
-        // The branch's token: live iff the branch ran, after its last side effect.
+        // The branch's token: live iff the branch ran, after its last side effect — or, for a
+        // side without effects, after the side effect before the `if`: otherwise the Merge
+        // could fire from that side early and let a later effect overtake an earlier one.
         NodeId pivot = pivotOf(bctx);
         NodeId t = g.addNode("Identity", {Graph::value(pivot)}, {boolScalar()}, ctx.frame,
                              location(op.loc)).id;
-        if (bctx.token && bctx.token != ctx.token)
+        if (bctx.token)
           g.addControlInput(t, *bctx.token);
         branchTokens[side] = Graph::value(t);
       }
