@@ -41,7 +41,10 @@ x = tensor([[1.0, 2.0, 3.0, 4.0], [2.0, 2.0, 2.0, 6.0]])
 ln = nn.layer_norm(nn.init_layer_norm(4), x)
 print("layer norm", abs(mean(ln)) < 1e-6, abs(mean(ln * ln) - 1.0) < 1e-3)
 # CHECK: layer norm True True
-# (training=True runs the dropout op, whose kernel currently returns its mask as a second
-# result that both engines reject; see docs/stdlib.md.)
 print("dropout", nn.dropout_layer(ones(3), 50, training=False))
 # CHECK: dropout tensor([1., 1., 1.])
+# Training: half the entries are dropped, the kept ones scaled by 2 (mean stays near 1).
+seed(3)
+d = nn.dropout_layer(ones(1000), 50, training=True)
+print("dropout training", sum(d) / 1000.0 > 0.8, sum(d) / 1000.0 < 1.2, max(d))
+# CHECK: dropout training True True tensor(2.)
