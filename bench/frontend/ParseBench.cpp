@@ -12,7 +12,7 @@
 // `parse_bench --write=FILE` writes the generated program instead of benchmarking.
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/frontend/Parser.h"
+#include "compiler/frontend/Parse.h"
 
 #include "llvm/Support/raw_ostream.h"
 

@@ -8,7 +8,7 @@
 // including the SSA verifier it runs at the end).
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/frontend/Parser.h"
+#include "compiler/frontend/Parse.h"
 #include "compiler/sema/Sema.h"
 
 #include <benchmark/benchmark.h>

@@ -4,7 +4,7 @@
 #include "compiler/codegen/Codegen.h"
 #include "compiler/driver/CrashGuard.h"
 #include "compiler/frontend/ASTDumper.h"
-#include "compiler/frontend/Parser.h"
+#include "compiler/frontend/Parse.h"
 #include "compiler/sema/Sema.h"
 #include "compiler/ir/Dlmir.h"
 #include "compiler/ir/DotWriter.h"

@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/engine/Engine.h"
-#include "compiler/frontend/Parser.h"
+#include "compiler/frontend/Parse.h"
 #include "compiler/ir/Dlmir.h"
 #include "compiler/lower/Lower.h"
 #include "compiler/sema/Sema.h"

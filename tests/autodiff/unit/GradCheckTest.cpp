@@ -13,7 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/autodiff/GradContext.h"
 #include "compiler/engine/Engine.h"
-#include "compiler/frontend/Parser.h"
+#include "compiler/frontend/Parse.h"
 #include "compiler/lower/Lower.h"
 #include "compiler/sema/Sema.h"
 

@@ -5,7 +5,7 @@
 // their recovery.
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/frontend/Parser.h"
+#include "compiler/frontend/Parse.h"
 
 #include "llvm/Support/raw_ostream.h"
 

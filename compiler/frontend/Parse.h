@@ -1,4 +1,4 @@
-//===- compiler/frontend/Parser.h - Source text to AST --------------------===//
+//===- compiler/frontend/Parse.h - Source text to AST --------------------===//
 //
 // The frontend's entry points: a source buffer (or file) in, a Module out, every problem
 // reported to the DiagnosticEngine. Parsing is two-stage — ANTLR's fast SLL prediction with a
@@ -8,8 +8,8 @@
 // check that keeps every tree within kMaxNestingDepth.
 //
 //===----------------------------------------------------------------------===//
-#ifndef DLM_COMPILER_FRONTEND_PARSER_H
-#define DLM_COMPILER_FRONTEND_PARSER_H
+#ifndef DLM_COMPILER_FRONTEND_PARSE_H
+#define DLM_COMPILER_FRONTEND_PARSE_H
 
 #include "compiler/frontend/AST.h"
 #include "compiler/frontend/Diagnostics.h"
@@ -42,4 +42,4 @@ std::vector<TokenInfo> tokenize(DiagnosticEngine &diag, unsigned bufferID);
 
 } // namespace dlm
 
-#endif // DLM_COMPILER_FRONTEND_PARSER_H
+#endif // DLM_COMPILER_FRONTEND_PARSE_H

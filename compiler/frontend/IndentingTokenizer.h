@@ -1,4 +1,4 @@
-//===- compiler/frontend/IndentingLexer.h - INDENT/DEDENT and line joining ===//
+//===- compiler/frontend/IndentingTokenizer.h - INDENT/DEDENT and line joining ===//
 //
 // The generated DlmLexer produces one NEWLINE token per line break, carrying the next line's
 // leading whitespace. This subclass turns that stream into the one the grammar parses:
@@ -15,8 +15,8 @@
 // block it reached. Internal to the frontend.
 //
 //===----------------------------------------------------------------------===//
-#ifndef DLM_COMPILER_FRONTEND_INDENTINGLEXER_H
-#define DLM_COMPILER_FRONTEND_INDENTINGLEXER_H
+#ifndef DLM_COMPILER_FRONTEND_INDENTINGTOKENIZER_H
+#define DLM_COMPILER_FRONTEND_INDENTINGTOKENIZER_H
 
 #include "compiler/frontend/SyntaxErrors.h"
 
@@ -33,9 +33,9 @@ constexpr unsigned kMaxBracketDepth = 200;
 /// The deepest block nesting the lexer accepts.
 constexpr unsigned kMaxIndentDepth = 100;
 
-class IndentingLexer : public grammar::DlmLexer {
+class IndentingTokenizer : public grammar::DlmLexer {
 public:
-  IndentingLexer(antlr4::CharStream *input, SyntaxErrorCollector &errors)
+  IndentingTokenizer(antlr4::CharStream *input, SyntaxErrorCollector &errors)
       : grammar::DlmLexer(input), errors(errors) {}
 
   std::unique_ptr<antlr4::Token> nextToken() override;
@@ -76,4 +76,4 @@ private:
 
 } // namespace dlm
 
-#endif // DLM_COMPILER_FRONTEND_INDENTINGLEXER_H
+#endif // DLM_COMPILER_FRONTEND_INDENTINGTOKENIZER_H

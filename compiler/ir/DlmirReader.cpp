@@ -1,4 +1,4 @@
-//===- compiler/ir/DlmirParser.cpp - .dlmir text -> Graph -----------------===//
+//===- compiler/ir/DlmirReader.cpp - .dlmir text -> Graph -----------------===//
 //
 // A hand-written lexer and recursive-descent parser for the syntax in Dlmir.h. Value names may
 // be used before they are defined (a NextIteration feeds a Merge printed above it), so uses are

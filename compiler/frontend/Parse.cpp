@@ -1,8 +1,8 @@
-//===- compiler/frontend/Parser.cpp - Source text to AST ------------------===//
-#include "compiler/frontend/Parser.h"
+//===- compiler/frontend/Parse.cpp - Source text to AST ------------------===//
+#include "compiler/frontend/Parse.h"
 
 #include "compiler/frontend/ASTBuilder.h"
-#include "compiler/frontend/IndentingLexer.h"
+#include "compiler/frontend/IndentingTokenizer.h"
 #include "compiler/frontend/SourceText.h"
 #include "compiler/frontend/SyntaxErrors.h"
 
@@ -53,7 +53,7 @@ struct ParseSession {
 
   SyntaxErrorCollector errors;
   antlr4::ANTLRInputStream input;
-  IndentingLexer lexer;
+  IndentingTokenizer lexer;
   antlr4::CommonTokenStream tokens;
   DlmParser parser;
   DlmErrorListener listener;

@@ -1,5 +1,5 @@
-//===- compiler/frontend/IndentingLexer.cpp - INDENT/DEDENT and line joining ===//
-#include "compiler/frontend/IndentingLexer.h"
+//===- compiler/frontend/IndentingTokenizer.cpp - INDENT/DEDENT and line joining ===//
+#include "compiler/frontend/IndentingTokenizer.h"
 
 #include "CommonToken.h"
 #include "DlmParser.h"
@@ -52,7 +52,7 @@ std::string strayCharacterMessage(const std::string &text) {
 
 } // namespace
 
-std::unique_ptr<antlr4::Token> IndentingLexer::nextToken() {
+std::unique_ptr<antlr4::Token> IndentingTokenizer::nextToken() {
   while (pending.empty())
     lexOne();
   std::unique_ptr<antlr4::Token> token = std::move(pending.front());
@@ -60,7 +60,7 @@ std::unique_ptr<antlr4::Token> IndentingLexer::nextToken() {
   return token;
 }
 
-void IndentingLexer::lexOne() {
+void IndentingTokenizer::lexOne() {
   if (finished) {
     pushSynthetic(antlr4::Token::EOF, endIndex, "<EOF>");
     return;
@@ -86,7 +86,7 @@ void IndentingLexer::lexOne() {
   }
 }
 
-void IndentingLexer::onNewline(std::unique_ptr<antlr4::Token> raw) {
+void IndentingTokenizer::onNewline(std::unique_ptr<antlr4::Token> raw) {
   if (!brackets.empty() || lastType == 0)
     return; // implicit line joining, or nothing but blank lines so far
   // The first line break after code ends the logical line; blank and comment-only lines
@@ -100,7 +100,7 @@ void IndentingLexer::onNewline(std::unique_ptr<antlr4::Token> raw) {
   changeIndentation(column, raw->getStopIndex() + 1);
 }
 
-unsigned IndentingLexer::indentationOf(const antlr4::Token &newline) {
+unsigned IndentingTokenizer::indentationOf(const antlr4::Token &newline) {
   std::string text = newline.getText();
   unsigned column = 0;
   bool tabReported = false;
@@ -122,7 +122,7 @@ unsigned IndentingLexer::indentationOf(const antlr4::Token &newline) {
   return tabReported ? levels.back().column : column;
 }
 
-void IndentingLexer::changeIndentation(unsigned column, size_t contentStart) {
+void IndentingTokenizer::changeIndentation(unsigned column, size_t contentStart) {
   if (column > levels.back().column) {
     if (levels.size() > kMaxIndentDepth) {
       error(contentStart, contentStart,
@@ -145,7 +145,7 @@ void IndentingLexer::changeIndentation(unsigned column, size_t contentStart) {
   }
 }
 
-void IndentingLexer::onEndOfFile(std::unique_ptr<antlr4::Token> raw) {
+void IndentingTokenizer::onEndOfFile(std::unique_ptr<antlr4::Token> raw) {
   finished = true;
   endIndex = raw->getStartIndex();
   if (!brackets.empty()) {
@@ -162,7 +162,7 @@ void IndentingLexer::onEndOfFile(std::unique_ptr<antlr4::Token> raw) {
   push(std::move(raw));
 }
 
-void IndentingLexer::stopLexing(size_t at) {
+void IndentingTokenizer::stopLexing(size_t at) {
   brackets.clear();
   auto eof = std::make_unique<antlr4::CommonToken>(std::make_pair(this, _input), antlr4::Token::EOF,
                                                    DEFAULT_TOKEN_CHANNEL, at, at - 1);
@@ -170,7 +170,7 @@ void IndentingLexer::stopLexing(size_t at) {
   onEndOfFile(std::move(eof));
 }
 
-void IndentingLexer::onOpenBracket(std::unique_ptr<antlr4::Token> raw) {
+void IndentingTokenizer::onOpenBracket(std::unique_ptr<antlr4::Token> raw) {
   size_t start = raw->getStartIndex();
   brackets.push_back({raw->getType(), start});
   if (brackets.size() <= kMaxBracketDepth)
@@ -181,7 +181,7 @@ void IndentingLexer::onOpenBracket(std::unique_ptr<antlr4::Token> raw) {
   stopLexing(start);
 }
 
-void IndentingLexer::onCloseBracket(std::unique_ptr<antlr4::Token> raw) {
+void IndentingTokenizer::onCloseBracket(std::unique_ptr<antlr4::Token> raw) {
   size_t start = raw->getStartIndex();
   size_t type = raw->getType();
   if (brackets.empty())
@@ -198,16 +198,16 @@ void IndentingLexer::onCloseBracket(std::unique_ptr<antlr4::Token> raw) {
   push(std::move(raw));
 }
 
-void IndentingLexer::onStrayCharacter(const antlr4::Token &raw) {
+void IndentingTokenizer::onStrayCharacter(const antlr4::Token &raw) {
   error(raw.getStartIndex(), raw.getStopIndex(), strayCharacterMessage(raw.getText()));
 }
 
-void IndentingLexer::push(std::unique_ptr<antlr4::Token> token) {
+void IndentingTokenizer::push(std::unique_ptr<antlr4::Token> token) {
   lastType = token->getType();
   pending.push_back(std::move(token));
 }
 
-void IndentingLexer::pushSynthetic(size_t type, size_t at, const char *text, size_t width) {
+void IndentingTokenizer::pushSynthetic(size_t type, size_t at, const char *text, size_t width) {
   auto token = std::make_unique<antlr4::CommonToken>(std::make_pair(this, _input), type,
                                                      DEFAULT_TOKEN_CHANNEL, at, at + width - 1);
   token->setText(text);
@@ -216,7 +216,7 @@ void IndentingLexer::pushSynthetic(size_t type, size_t at, const char *text, siz
   push(std::move(token));
 }
 
-void IndentingLexer::error(size_t start, size_t stop, std::string message, bool fatal) {
+void IndentingTokenizer::error(size_t start, size_t stop, std::string message, bool fatal) {
   errors.lexerError(errors.getText().getRange(start, stop), std::move(message), fatal);
 }
 
