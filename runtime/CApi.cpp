@@ -65,9 +65,10 @@ int callWith(int32_t id, std::vector<Value> &ins, const dlm_attrs *attrs, dlm_te
              int32_t maxOutputs, int32_t *nOutputs) {
   if (nOutputs) *nOutputs = 0;
   return capture([&] {
+    // A node placed on a GPU may also read host scalars: any operand off the CPU picks the device.
     Device device = Device::CPU;
     for (const Value &v : ins)
-      if (v.isTensor()) {
+      if (v.isTensor() && v.tensor().device() != Device::CPU) {
         device = v.tensor().device();
         break;
       }
@@ -218,7 +219,8 @@ void dlm_attrs_set_shapes(dlm_attrs *a, const char *name, const int64_t *dims,
 
 void *dlm_tensor_dense_data(const dlm_tensor *t) {
   Tensor view = Tensor::adopt(impl(t)); // no reference taken: released below without a drop
-  void *data = view.isContiguous() ? view.rawData() : nullptr;
+  // Generated loops read host memory only; a GPU tensor takes the kernel path.
+  void *data = view.isContiguous() && view.device() == Device::CPU ? view.rawData() : nullptr;
   (void)view.release();
   return data;
 }

@@ -192,7 +192,7 @@ Status callKernel(std::string_view name, std::span<const Value> inputs, const At
                   std::vector<Value> &outputs) {
   Device device = Device::CPU;
   for (const Value &v : inputs)
-    if (v.isTensor() && v.tensor()) {
+    if (v.isTensor() && v.tensor() && v.tensor().device() != Device::CPU) {
       device = v.tensor().device();
       break;
     }

@@ -130,7 +130,8 @@ std::vector<std::string> kernelNames(Device device = Device::CPU);
 /// Runs a kernel, catching rt::Error (and allocation failures) into the returned Status.
 Status callKernel(const KernelInfo &kernel, std::span<const Value> inputs, const Attrs &attrs,
                   std::vector<Value> &outputs);
-/// Looks up `name` on the device of the first tensor operand (CPU if none) and runs it.
+/// Looks up `name` on the device of the first tensor operand not on the CPU (the CPU if none:
+/// host scalars may feed a GPU kernel) and runs it.
 Status callKernel(std::string_view name, std::span<const Value> inputs, const Attrs &attrs,
                   std::vector<Value> &outputs);
 

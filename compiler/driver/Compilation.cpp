@@ -10,10 +10,12 @@
 #include "compiler/ir/DotWriter.h"
 #include "compiler/lower/Lower.h"
 #include "compiler/opt/Pipeline.h"
+#include "runtime/DeviceSelect.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <cstdlib>
@@ -225,6 +227,14 @@ bool Compilation::runOpt() {
     }
   }
   opt::PassContext ctx(diag);
+  // Placement runs last, for the device --device selects; on the CPU alone there is nothing to
+  // place (docs/cuda.md).
+  if (rt::Status s = rt::selectDevice(options.device, ctx.device); !s)
+    return diag.error(s.message());
+  bool placed = std::any_of(passes.begin(), passes.end(),
+                            [](const opt::PassInfo *p) { return llvm::StringRef(p->name) == "placement"; });
+  if (ctx.device != rt::kCpuDevice && !placed)
+    passes.push_back(opt::findPass("placement"));
   opt::RunOptions runOptions;
   runOptions.printAfterAll = options.printAfterAll;
   runOptions.printLocs = options.printLocs;

@@ -16,6 +16,7 @@
 #include "compiler/frontend/Diagnostics.h"
 #include "compiler/ir/Graph.h"
 #include "compiler/sema/SSA.h"
+#include "runtime/Devices.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -45,6 +46,9 @@ struct CompilerOptions {
   ColorMode color = ColorMode::Auto;
   bool debugCrash = false;        ///< hidden: crash on purpose (tests the crash banner)
   bool timePasses = false;        ///< print each stage's time to stderr ("time: STAGE MS ms")
+  /// --device: where the program runs; the Opt stage resolves it (runtime/DeviceSelect.h) and
+  /// places the graph for it (docs/cuda.md).
+  rt::DeviceRequest device = rt::DeviceRequest::Auto;
 };
 
 class Compilation;

@@ -20,6 +20,15 @@ OptionStatus parseCommonOption(llvm::StringRef arg, CompilerOptions &options, st
     options.passes = arg.str();
     return OptionStatus::Consumed;
   }
+  if (arg.consume_front("--device=")) {
+    std::optional<rt::DeviceRequest> device = rt::parseDeviceRequest(arg);
+    if (!device) {
+      error = "unknown device '" + arg.str() + "' (expected cpu, cuda or auto)";
+      return OptionStatus::Invalid;
+    }
+    options.device = *device;
+    return OptionStatus::Consumed;
+  }
   if (arg == "--print-after-all") {
     options.printAfterAll = true;
     return OptionStatus::Consumed;
@@ -63,6 +72,8 @@ OptionStatus parseCommonOption(llvm::StringRef arg, CompilerOptions &options, st
 void printCommonOptionsHelp(llvm::raw_ostream &os) {
   os << "  -O0 .. -O3              optimisation level (default -O2)\n"
      << "  --passes=P1,P2,...      run these graph passes instead of the level's pipeline\n"
+     << "  --device=auto|cpu|cuda  where the program runs (default auto: the GPU when one\n"
+     << "                          answers, else the CPU; cuda without a GPU is an error)\n"
      << "  --print-after-all       print each stage's result to stderr after it runs\n"
      << "  --print-locs            print source locations in --emit=ssa output\n"
      << "  --time-passes           print the time of each stage to stderr\n"

@@ -2,6 +2,7 @@
 #include "compiler/engine/Engine.h"
 
 #include "compiler/ir/OpRegistry.h"
+#include "runtime/Devices.h"
 
 #include <type_traits>
 
@@ -76,6 +77,7 @@ rt::Status convertGraph(const graph::Graph &graph, rt::ExecGraph &out) {
       e.isConstant = isConstant && *isConstant;
     }
     e.expensive = isExpensive(n);
+    e.device = rt::runtimeDevice(n.device);
     e.loc = rt::ExecLocation{std::string(n.loc.file), n.loc.line, n.loc.col};
   }
   return out.finalize();

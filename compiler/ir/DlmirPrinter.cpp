@@ -60,6 +60,8 @@ void printNode(const Graph &g, const Node &n, llvm::raw_ostream &os, const Print
   for (size_t i = 0; i < n.results.size(); ++i)
     os << (i ? ", " : "") << typeToString(n.results[i]);
   printFrameSuffix(g, n.frame, os);
+  if (!n.device.empty())
+    os << " on " << n.device;
   if (opts.printLocs && n.loc.isKnown()) {
     os << " loc(";
     printQuoted(n.loc.file, os);

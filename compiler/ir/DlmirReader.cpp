@@ -638,6 +638,13 @@ private:
       if (!parseFrameRef(graph.node(id).frame))
         return false;
     }
+    if (atKeyword("on")) {
+      advance();
+      if (tok.kind != Tok::Ident)
+        return expected("a device name after 'on'");
+      graph.node(id).device = tok.text.str();
+      advance();
+    }
     if (atKeyword("loc") && !parseLoc(graph.node(id)))
       return false;
     return true;

@@ -94,6 +94,9 @@ struct Node {
   /// float f64, bool bool) or `str` for the path and message operands of side-effecting ops.
   std::vector<Type> results;
   FrameId frame = kRootFrame;       ///< the frame the node runs in (see file comment).
+  /// The device the placement pass assigned ("cpu", "cuda", "fake"; docs/cuda.md), printed
+  /// ` on NAME`; empty until placement runs (unplaced graphs run on the CPU).
+  std::string device;
   Location loc;
 
   size_t numResults() const { return results.size(); }

@@ -118,6 +118,18 @@ void registerGraphOps(OpRegistry &registry) {
   registry.add(std::move(loopCond));
   registry.add(entry("Identity", {"x"}, inferPassThrough));
 
+  // The device transfer pair the placement pass inserts on a data edge between devices
+  // (docs/cuda.md "Placement"): Send runs on the producer's device and copies x to device `to`;
+  // Recv runs on the consumer's device and hands the copy to its users. Send feeds only Recv.
+  OpInfo send = entry("Send", {"x"}, inferPassThrough);
+  send.attrs = {{"to", AttrKind::Str}};
+  send.differentiable = false;
+  registry.add(std::move(send));
+  OpInfo recv = entry("Recv", {"x"}, inferPassThrough);
+  recv.attrs = {{"from", AttrKind::Str}};
+  recv.differentiable = false;
+  registry.add(std::move(recv));
+
   // Ops the autodiff stage adds (docs/autodiff.md): materialised zeros and the stacks on which
   // a forward loop saves what its backward loop reads. Their gradient rules live in
   // compiler/autodiff/GradRules.cpp.

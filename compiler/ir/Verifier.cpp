@@ -75,6 +75,8 @@ public:
     checkFrames();
     for (const Node &n : g.nodes())
       checkNode(n);
+    if (ok)
+      checkDevices();
     checkCycles();
     return ok;
   }
@@ -310,6 +312,47 @@ private:
         return "result #" + std::to_string(i) + " of '" + n.op + "' has type " +
                n.results[i].str() + " but its operands give " + expected[i].str();
     return "";
+  }
+
+  /// Placement (docs/cuda.md): once any node has a device every node has one, and a data edge
+  /// between devices is a Send -> Recv pair whose attributes name the two devices. Host values
+  /// (0-d tensors, str) are in host memory on every device and cross freely; so do control edges,
+  /// which carry no value.
+  void checkDevices() {
+    bool placed = false;
+    for (const Node &n : g.nodes())
+      placed |= !n.device.empty();
+    for (const Node &n : g.nodes()) {
+      if (placed && n.device.empty())
+        fail(n.id, "node has no device in a placed graph");
+      for (size_t i = 0; i < n.inputs.size(); ++i)
+        checkTransfer(n, g.node(n.inputs[i].node), i);
+    }
+  }
+
+  static bool isHostValue(const Type &t) { return !t.isTensor() || t.rank() == 0; }
+
+  void checkTransfer(const Node &user, const Node &producer, size_t operand) {
+    std::string what = "operand #" + std::to_string(operand) + " (" + name(producer.id) + " '" +
+                       producer.op + "')";
+    if (producer.op == "Send" && user.op != "Recv")
+      return fail(user.id, what + " is a Send, which only a Recv may read");
+    if (user.op == "Recv" && producer.op != "Send")
+      return fail(user.id, what + " is not a Send; a Recv reads a Send");
+    if (user.op == "Recv") {
+      const std::string *to = producer.attrAs<std::string>("to");
+      const std::string *from = user.attrAs<std::string>("from");
+      if (to && *to != user.device)
+        fail(user.id, "Recv on '" + user.device + "' reads " + what + " sending to '" + *to + "'");
+      if (from && *from != producer.device)
+        fail(user.id, "Recv from '" + *from + "' reads " + what + " on '" + producer.device + "'");
+      return;
+    }
+    if (producer.device == user.device || user.device.empty() || producer.device.empty() ||
+        isHostValue(g.typeOf(user.inputs[operand])))
+      return;
+    fail(user.id, what + " is on '" + producer.device + "' but used on '" + user.device +
+                      "'; a value moves between devices only through Send and Recv");
   }
 
   void checkCycles() {

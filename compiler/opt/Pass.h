@@ -49,6 +49,8 @@ struct PassContext {
   /// Where diagnostics about a node point (its line in a .dlmir file); may be null.
   graph::NodeLocator locate = nullptr;
   PassStats stats;
+  /// The device `placement` places for: "cpu", "cuda" or "fake" (runtime/Devices.h).
+  std::string device = "cpu";
   /// The name of the pass now running (set by the pass manager; stats are filed under it).
   std::string current;
 

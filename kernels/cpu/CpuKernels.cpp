@@ -1,5 +1,6 @@
 //===- kernels/cpu/CpuKernels.cpp - Registration and shared helpers ------===//
 #include "kernels/cpu/CpuKernels.h"
+#include "runtime/Devices.h"
 #include "runtime/Threads.h"
 
 namespace dlm::rt::cpu {
@@ -15,6 +16,7 @@ void registerCpuKernels() {
   registerCreateKernels();
   registerIOKernels();
   registerStackKernels();
+  registerTransferKernels();
 }
 
 void expectArity(Inputs ins, size_t n, const char *op, bool variadic) {

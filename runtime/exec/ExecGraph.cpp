@@ -251,8 +251,10 @@ Status ExecGraph::finalize() {
     if (Status s = checkNode(id); !s) return s;
     ExecNode &n = nodeList[id];
     if (n.kind != ExecKind::Kernel) continue;
-    n.kernel = findKernel(n.op, Device::CPU);
-    if (!n.kernel) return fail(id, "no kernel for op '" + n.op + "'");
+    n.kernel = findKernel(n.op, n.device);
+    if (!n.kernel)
+      return fail(id, "no kernel for op '" + n.op + "'" +
+                          (n.device == Device::CPU ? "" : std::string(" on ") + deviceName(n.device)));
   }
   if (Status s = checkEdges(); !s) return s;
   layOut();

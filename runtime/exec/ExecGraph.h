@@ -79,7 +79,9 @@ struct ExecNode {
   ExecFrameId frame = 0;
   bool isConstant = false;              ///< Enter only: a loop invariant.
   ExecLocation loc;
-  const KernelInfo *kernel = nullptr;   ///< Set by finalize() for ExecKind::Kernel.
+  /// The device whose kernel runs the node (placement's choice; Send/Recv move tensors).
+  Device device = Device::CPU;
+  const KernelInfo *kernel = nullptr;   ///< Set by finalize() for ExecKind::Kernel (on `device`).
 };
 
 /// A data or control edge as the executor walks it: from an output port (-1 = control edge) of

@@ -1,7 +1,7 @@
 //===- tools/dlm-opt/dlm-opt.cpp - Passes on textual graph IR -------------===//
 //
 // `dlm-opt FILE.dlmir [--passes=a,b | -O0..-O3] [--verify-each] [--print-after-all]
-//         [--print-after=NAME] [--stats] [--print-locs] [--emit=dlmir|dot] [-o OUT]`
+//         [--print-after=NAME] [--stats] [--print-locs] [--device=D] [--emit=dlmir|dot] [-o OUT]`
 // parses a graph, verifies it, runs the named passes (compiler/opt/Passes.def) or an
 // optimisation level's pipeline in order and prints the result — the way pass tests drive one
 // pass in isolation (DESIGN.md "Textual IR"). The verifier always runs on the input; with
@@ -36,12 +36,15 @@ struct Options {
   opt::RunOptions run;
   bool stats = false;
   bool dot = false;
+  std::string device = "cpu";       ///< --device=cpu|cuda|fake (for placement)
 };
 
 void printUsage(llvm::raw_ostream &os) {
   os << "usage: dlm-opt FILE.dlmir|- [--passes=P1,P2,... | -O0..-O3] [--verify-each]\n"
         "               [--print-after-all] [--print-after=PASS] [--stats] [--print-locs]\n"
         "               [--emit=dlmir|dot] [-o OUT]\n"
+        "  --device=cpu|cuda|fake: the device 'placement' places for (fake: a testing stand-in\n"
+        "                          for cuda, docs/cuda.md)\n"
         "passes (printouts and --stats go to stderr):\n";
   opt::printPassList(os);
 }
@@ -79,6 +82,12 @@ int parseArgs(int argc, char **argv, Options &opts) {
         return 2;
       }
       opts.run.printAfter = arg.str();
+    } else if (arg.consume_front("--device=")) {
+      if (arg != "cpu" && arg != "cuda" && arg != "fake") {
+        llvm::errs() << "dlm-opt: error: unknown device '" << arg << "' (expected cpu, cuda or fake)\n";
+        return 2;
+      }
+      opts.device = arg.str();
     } else if (arg == "--stats") {
       opts.stats = true;
     } else if (arg == "--print-locs") {
@@ -131,6 +140,7 @@ int run(const Options &opts) {
   if (!verifyGraph(*g, diag, locate))
     return 1;
   opt::PassContext ctx(diag, locate);
+  ctx.device = opts.device;
   bool ok = opt::runPasses(*g, opts.passes, ctx, opts.run);
   if (opts.stats)
     opt::printStats(ctx.stats, llvm::errs());

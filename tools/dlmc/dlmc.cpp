@@ -143,6 +143,12 @@ int main(int argc, char **argv) {
     return usageError("dlmc", "--emit=KIND prints to standard output; it cannot be combined with -o or -c");
   if (!output.objectOnly && output.path.empty())
     return compileAndThen("dlmc", options);
+  // Executables link the CPU runtime only (docs/cuda.md): auto means the CPU for them.
+  if (options.device == rt::DeviceRequest::Cuda)
+    return usageError("dlmc", "--device=cuda: executables built with -o/-c run on the CPU; "
+                              "'dlm run --device=cuda' runs a program on the GPU");
+  if (options.device == rt::DeviceRequest::Auto)
+    options.device = rt::DeviceRequest::Cpu;
   return compileAndThen("dlmc", options,
                         [&](Compilation &compilation) { return writeOutput(compilation, output, argv[0]); });
 }
