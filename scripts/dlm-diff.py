@@ -3,8 +3,9 @@
 
     dlm-diff.py BIN_DIR FILE.dlm [program args...]
 
-Runs FILE with `dlm run --engine=jit` and `dlm run --engine=graph`, checks that they agree, and
-then behaves exactly like the JIT run: its stdout and stderr are passed through and its exit
+Runs FILE with `dlm run --engine=jit` and `dlm run --engine=graph`, each unoptimised (-O0) and
+at -O3, checks that all four agree (the optimizer changes no output: docs/opt.md), and then
+behaves exactly like the JIT's -O3 run: its stdout and stderr are passed through and its exit
 status is returned, so a lit RUN line can use it wherever it used `dlm run` (`| FileCheck`,
 `> %t.out`, `not ...`).
 
@@ -32,8 +33,11 @@ ABS_TOL = 1e-6
 NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|inf|nan)")
 
 
-def run(dlm, engine, args):
-    p = subprocess.run([dlm, "run", "--engine=" + engine] + args, capture_output=True, text=True)
+LEVELS = ("-O3", "-O0")
+
+
+def run(dlm, engine, level, args):
+    p = subprocess.run([dlm, "run", "--engine=" + engine, level] + args, capture_output=True, text=True)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -75,14 +79,17 @@ def main():
         return 2
     dlm = os.path.join(sys.argv[1], "dlm")
     args = sys.argv[2:]
-    jit = run(dlm, "jit", args)
-    graph = run(dlm, "graph", args)
-    why = disagreement(jit, graph)
-    if why:
+    runs = [("jit " + level, run(dlm, "jit", level, args)) for level in LEVELS]
+    runs += [("graph " + level, run(dlm, "graph", level, args)) for level in LEVELS]
+    jit = runs[0][1]
+    for name, other in runs[1:]:
+        why = disagreement(jit, other)
+        if not why:
+            continue
         sys.stdout.flush()
-        sys.stderr.write("dlm-diff: the engines disagree on %s: %s\n" % (args[0], why))
-        for name, (rc, out, err) in (("jit", jit), ("graph", graph)):
-            sys.stderr.write("--- %s (exit %d) stdout:\n%s--- %s stderr:\n%s" % (name, rc, out, name, err))
+        sys.stderr.write("dlm-diff: %s and %s disagree on %s: %s\n" % (runs[0][0], name, args[0], why))
+        for label, (rc, out, err) in (runs[0], (name, other)):
+            sys.stderr.write("--- %s (exit %d) stdout:\n%s--- %s stderr:\n%s" % (label, rc, out, label, err))
         sys.stderr.flush()
         os.kill(os.getpid(), signal.SIGABRT)
     sys.stdout.write(jit[1])

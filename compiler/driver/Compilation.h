@@ -40,6 +40,7 @@ struct CompilerOptions {
   EmitKind emit = EmitKind::None; ///< None: run every stage, print nothing
   unsigned optLevel = 2;          ///< -O0 .. -O3
   std::string passes;             ///< --passes=a,b: these graph passes instead of -O's pipeline
+  int64_t rematBudget = 0;        ///< --remat-budget=BYTES for the `remat` pass (0: none)
   bool printAfterAll = false;     ///< print each stage's result to stderr after it runs
   bool verifyDiagnostics = false; ///< compare diagnostics with expected-* comments
   bool printLocs = false;         ///< --print-locs: source locations in printed IR

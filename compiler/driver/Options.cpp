@@ -20,6 +20,13 @@ OptionStatus parseCommonOption(llvm::StringRef arg, CompilerOptions &options, st
     options.passes = arg.str();
     return OptionStatus::Consumed;
   }
+  if (arg.consume_front("--remat-budget=")) {
+    if (arg.getAsInteger(10, options.rematBudget) || options.rematBudget <= 0) {
+      error = "--remat-budget wants a positive number of bytes, not '" + arg.str() + "'";
+      return OptionStatus::Invalid;
+    }
+    return OptionStatus::Consumed;
+  }
   if (arg.consume_front("--device=")) {
     std::optional<rt::DeviceRequest> device = rt::parseDeviceRequest(arg);
     if (!device) {
@@ -72,6 +79,7 @@ OptionStatus parseCommonOption(llvm::StringRef arg, CompilerOptions &options, st
 void printCommonOptionsHelp(llvm::raw_ostream &os) {
   os << "  -O0 .. -O3              optimisation level (default -O2)\n"
      << "  --passes=P1,P2,...      run these graph passes instead of the level's pipeline\n"
+     << "  --remat-budget=BYTES    the planned peak the 'remat' pass recomputes values to meet\n"
      << "  --device=auto|cpu|cuda  where the program runs (default auto: the GPU when one\n"
      << "                          answers, else the CPU; cuda without a GPU is an error)\n"
      << "  --print-after-all       print each stage's result to stderr after it runs\n"

@@ -261,6 +261,22 @@ Type inferMatmul(InferContext &ctx) {
   return Type::tensor(promoteDTypes(a.dtype(), b.dtype()), out);
 }
 
+/// matmul_bias(a, b, bias) {relu}: the optimizer's fused library op (docs/opt.md); the bias
+/// must have the product's float dtype and broadcast to its shape without growing it.
+Type inferMatmulBias(InferContext &ctx) {
+  Type product = inferMatmul(ctx);
+  if (product.isError())
+    return product;
+  const Type &bias = ctx.operand(2);
+  if (!bias.isTensor() || bias.dtype() != product.dtype() || !isFloat(product.dtype()))
+    return ctx.fail("matmul_bias: the bias must be a tensor of the product's float dtype, found " +
+                    bias.str() + " for " + product.str(), 2);
+  auto shape = broadcastShapes(product.shape(), bias.shape(), ctx.dims);
+  if (!shape || shape->size() != product.shape().size())
+    return ctx.fail("matmul_bias: cannot add " + bias.str() + " to " + product.str(), 2);
+  return product;
+}
+
 Type inferDot(InferContext &ctx) {
   if (!checkTensor(ctx, 0) || !checkTensor(ctx, 1))
     return Type::error();
@@ -833,6 +849,8 @@ std::vector<Entry> entries() {
 
   e.push_back({"matmul", {"a", "b"}, {}, inferMatmul, false, C::Expensive});
   e.push_back({"dot", {"a", "b"}, {}, inferDot, false, C::Expensive});
+  e.push_back({"matmul_bias", {"a", "b", "bias"}, {{"relu", AttrKind::Bool}}, inferMatmulBias,
+               false, C::Expensive, false});
 
   e.push_back({"reshape", {"x", "dims"}, {kShape}, inferReshape, false, C::Cheap, true, true});
   e.push_back({"transpose", {"x"}, {{"perm", AttrKind::Ints}}, inferTranspose});

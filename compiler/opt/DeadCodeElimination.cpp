@@ -21,50 +21,21 @@
 #include "compiler/opt/GraphUtil.h"
 #include "compiler/opt/Pass.h"
 
-#include "compiler/ir/OpRegistry.h"
-
-#include <algorithm>
-
 namespace dlm::opt {
 
 using namespace graph;
 
 /// Nodes whose running is itself observable (a run-time error is too).
 static bool isRoot(const Graph &g, const Node &n) {
-  if (n.op == "dropout" || mayFail(g, n))
-    return true;
-  const OpInfo *info = OpRegistry::get().lookup(n.op);
-  return info && info->sideEffects;
+  return hasEffect(n) || mayFail(g, n);
 }
 
 PassResult runDeadCodeElimination(Graph &g, PassContext &ctx) {
-  std::vector<bool> live(g.numNodes(), false);
-  std::vector<NodeId> work;
+  std::vector<NodeId> roots;
   for (const Node &n : g.nodes())
-    if (isRoot(g, n)) {
-      live[n.id] = true;
-      work.push_back(n.id);
-    }
-  auto mark = [&](NodeId id) {
-    if (!live[id]) {
-      live[id] = true;
-      work.push_back(id);
-    }
-  };
-  while (!work.empty()) {
-    const Node &n = g.node(work.back());
-    work.pop_back();
-    for (const ValueRef &in : n.inputs)
-      mark(in.node);
-    for (NodeId c : n.controlInputs)
-      mark(c);
-  }
-  size_t removed = std::count(live.begin(), live.end(), false);
-  if (removed == 0)
-    return PassResult::Unchanged;
-  g.compact(live);
-  ctx.count("dead-nodes", static_cast<int64_t>(removed));
-  return PassResult::Changed;
+    if (isRoot(g, n))
+      roots.push_back(n.id);
+  return sweepDead(g, ctx, markLiveFrom(g, roots), "dead-nodes");
 }
 
 } // namespace dlm::opt

@@ -19,6 +19,13 @@ bool isControlFlow(const Node &n) {
 /// Ops that draw random numbers without being marked as side effects in the registry.
 static bool drawsRandomNumbers(const Node &n) { return n.op == "dropout"; }
 
+bool hasEffect(const Node &n) {
+  if (drawsRandomNumbers(n))
+    return true;
+  const OpInfo *info = OpRegistry::get().lookup(n.op);
+  return info && info->sideEffects;
+}
+
 bool isPure(const Node &n) {
   if (isControlFlow(n) || drawsRandomNumbers(n) || n.op.starts_with("stack_"))
     return false;
@@ -40,7 +47,7 @@ bool mayFail(const Graph &g, const Node &n) {
       "zeros",    "ones",      "full",      "eye",         "arange",      "zeros_like",
       "conv2d",   "max_pool2d", "avg_pool2d", "softmax_grad", "log_softmax_grad",
       "max_grad", "min_grad",  "slice_grad", "conv2d_grad_input", "conv2d_grad_weight",
-      "max_pool2d_grad", "avg_pool2d_grad"};
+      "max_pool2d_grad", "avg_pool2d_grad", "matmul_bias"};
   const OpInfo *info = OpRegistry::get().lookup(n.op);
   if (!info || isControlFlow(n))
     return !info;
@@ -56,6 +63,55 @@ bool mayFail(const Graph &g, const Node &n) {
   if (info->elementwise)
     return integerDivision;
   return std::find(std::begin(kShapeOps), std::end(kShapeOps), n.op) == std::end(kShapeOps);
+}
+
+std::vector<bool> markLiveFrom(const Graph &g, const std::vector<NodeId> &roots) {
+  std::vector<bool> live(g.numNodes(), false);
+  std::vector<NodeId> work;
+  auto mark = [&](NodeId id) {
+    if (!live[id]) {
+      live[id] = true;
+      work.push_back(id);
+    }
+  };
+  for (NodeId r : roots)
+    mark(r);
+  while (!work.empty()) {
+    const Node &n = g.node(work.back());
+    work.pop_back();
+    for (const ValueRef &in : n.inputs)
+      mark(in.node);
+    for (NodeId c : n.controlInputs)
+      mark(c);
+  }
+  return live;
+}
+
+PassResult sweepDead(Graph &g, PassContext &ctx, const std::vector<bool> &live, const char *counter) {
+  size_t removed = std::count(live.begin(), live.end(), false);
+  if (removed == 0)
+    return PassResult::Unchanged;
+  g.compact(live);
+  ctx.count(counter, static_cast<int64_t>(removed));
+  return PassResult::Changed;
+}
+
+void renumberNodes(Graph &g, const std::vector<NodeId> &order) {
+  std::vector<NodeId> newId(order.size());
+  for (NodeId k = 0; k < order.size(); ++k)
+    newId[order[k]] = k;
+  std::vector<Node> nodes;
+  nodes.reserve(order.size());
+  for (NodeId old : order) {
+    Node n = std::move(g.nodes()[old]);
+    n.id = newId[old];
+    for (ValueRef &in : n.inputs)
+      in.node = newId[in.node];
+    for (NodeId &c : n.controlInputs)
+      c = newId[c];
+    nodes.push_back(std::move(n));
+  }
+  g.nodes() = std::move(nodes);
 }
 
 void replaceAllUses(Graph &g, ValueRef from, ValueRef to) {
@@ -85,6 +141,16 @@ void forwardValue(Graph &g, NodeId n, ValueRef v, std::vector<NodeId> lostDeps) 
   node.attrs.clear();
   node.controlInputs = std::move(lostDeps);
   node.results = {g.typeOf(v)};
+}
+
+std::optional<ValueRef> invariantSource(const Graph &g, ValueRef x) {
+  const Node *n = &g.node(x.node);
+  if (n->op == "Identity" && n->inputs.size() == 1)
+    n = &g.node(n->inputs[0].node);
+  const bool *constant = n->attrAs<bool>("is_constant");
+  if (n->op != "Enter" || !constant || !*constant)
+    return std::nullopt;
+  return n->inputs[0];
 }
 
 std::optional<double> scalarConstant(const Node &n) {

@@ -9,6 +9,7 @@
 #define DLM_COMPILER_OPT_GRAPHUTIL_H
 
 #include "compiler/ir/Graph.h"
+#include "compiler/opt/Pass.h"
 
 #include <optional>
 #include <vector>
@@ -17,6 +18,10 @@ namespace dlm::opt {
 
 /// Switch, Merge, Enter, Exit, NextIteration, LoopCond: the TensorFlow control-flow primitives.
 bool isControlFlow(const graph::Node &n);
+
+/// True when running `n` is itself observable: its registry entry has side effects (print,
+/// save, load, assert, seed, randn, rand) or it draws random numbers (dropout).
+bool hasEffect(const graph::Node &n);
 
 /// True when `n` computes its outputs from its inputs and attributes alone: no side effect
 /// (print, save, load, assert, seed), no random numbers (randn, rand, dropout), not a
@@ -33,6 +38,20 @@ bool isPure(const graph::Node &n);
 /// dead code nor computed where the program would not compute them.
 bool mayFail(const graph::Graph &g, const graph::Node &n);
 
+/// The nodes `roots` depend on, themselves included: marked backwards over data and control
+/// inputs (a live Merge keeps its loop back edges, so its NextIteration and body).
+std::vector<bool> markLiveFrom(const graph::Graph &g, const std::vector<graph::NodeId> &roots);
+
+/// Keeps only the nodes marked in `live` (renumbering them) and counts the rest under
+/// `counter` in ctx's stats; Changed when any node went.
+PassResult sweepDead(graph::Graph &g, PassContext &ctx, const std::vector<bool> &live,
+                     const char *counter);
+
+/// Renumbers the nodes so that node `order[k]` gets id k (`order` is a permutation of the
+/// ids), updating every edge. Deterministic schedules break ties by id (Graph::topologicalOrder),
+/// so this is how a pass says where new nodes belong.
+void renumberNodes(graph::Graph &g, const std::vector<graph::NodeId> &order);
+
 /// Makes every data user of `from` read `to` instead.
 void replaceAllUses(graph::Graph &g, graph::ValueRef from, graph::ValueRef to);
 
@@ -44,6 +63,11 @@ void replaceAllUses(graph::Graph &g, graph::ValueRef from, graph::ValueRef to);
 /// directly; otherwise `n` becomes `Identity(v)` with `lostDeps` as control inputs.
 void forwardValue(graph::Graph &g, graph::NodeId n, graph::ValueRef v,
                   std::vector<graph::NodeId> lostDeps);
+
+/// For a value `x` inside a loop that is the same in every iteration, the parent-frame value
+/// it equals: the input of a constant Enter, seen directly or through the
+/// `Identity(enter) ctrl(pivot)` that licm leaves behind. nullopt otherwise.
+std::optional<graph::ValueRef> invariantSource(const graph::Graph &g, graph::ValueRef x);
 
 /// The value of a scalar `const` node as a double (int, float, bool or a one-element list), or
 /// nullopt when `n` is not such a node.

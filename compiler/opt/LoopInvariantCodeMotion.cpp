@@ -12,15 +12,22 @@
 // their operand shapes are static and checked are hoisted (elementwise ops other than integer
 // division, matmul, transposes, reductions, reshapes); nothing with run-time dims.
 //
+// Nested loops: hoisting out of an inner loop puts the node in the outer loop's frame, where a
+// node that reads only invariants must hang from a pivot to run once per outer iteration
+// (docs/ir.md). Its pivot is `Identity(x)`, x the outer value that starts one of the inner
+// loop's variables (the input of a non-constant Enter): live exactly when the inner loop starts.
+// Frames are visited innermost first, so a node invariant in both loops moves on out of the
+// outer loop when that frame's turn comes (the pivot is an Identity, like any other), up to
+// the root frame.
+//
 // Algorithm:
-//   1. Visit the top-level loops' frames (hoisting into a loop frame would need that frame's
-//      pivot for the hoisted node: not done yet).
+//   1. Visit the loops' frames innermost first (frames nest in frames declared before them).
 //   2. In each frame, walk its nodes in topological order, mapping each invariant value to the
 //      parent-frame value equal to it: a constant Enter to its input, a constant to a copy in
 //      the parent frame (made when first needed), a hoisted node to its copy.
 //   3. A hoistable node (pure, allowed op, static types, control inputs only from pivots, every
-//      input invariant) is copied into the parent frame on the mapped inputs, a constant Enter
-//      of the copy is added, and the node is forwarded to it, keeping as control inputs the
+//      input invariant) is copied into the parent frame on the mapped inputs (hanging from the
+//      parent's pivot when the parent is a loop), a constant Enter of the copy is added, and the node is forwarded to it, keeping as control inputs the
 //      pivots its deadness came from (its own and, transitively, its invariant inputs').
 //   4. Leave the bypassed nodes to `dce`.
 //
@@ -43,7 +50,8 @@ namespace {
 
 class Hoister {
 public:
-  Hoister(Graph &g, PassContext &ctx, FrameId frame) : g(g), ctx(ctx), frame(frame) {}
+  Hoister(Graph &g, PassContext &ctx, FrameId frame)
+      : g(g), ctx(ctx), frame(frame), parent(g.frame(frame).parent) {}
 
   bool run(const std::vector<NodeId> &order) {
     bool changed = false;
@@ -62,6 +70,9 @@ private:
   Graph &g;
   PassContext &ctx;
   FrameId frame;
+  FrameId parent;
+  /// The pivot copies hang from in a parent loop frame (made when first needed).
+  std::optional<NodeId> parentPivot;
   std::map<ValueRef, ValueRef> outside; ///< invariant value in `frame` -> equal parent value
   /// For an invariant value in `frame`: the pivots its deadness comes from (a constant's control
   /// inputs, a hoisted node's own and its inputs'); a constant Enter has none.
@@ -89,9 +100,35 @@ private:
     Attrs attrs = c.attrs;
     std::vector<Type> results = c.results;
     Location loc = c.loc;
-    Node &copy = g.addNode("const", {}, std::move(results), g.frame(frame).parent, loc);
+    Node &copy = g.addNode("const", {}, std::move(results), parent, loc);
     copy.attrs = std::move(attrs);
-    return outside[v] = Graph::value(copy.id);
+    NodeId id = copy.id;
+    hangFromParentPivot(id);
+    return outside[v] = Graph::value(id);
+  }
+
+  /// In a parent loop frame, `Identity(x) in parent`, x the input of this loop's first
+  /// non-constant Enter: live once per parent iteration in which this loop starts.
+  std::optional<NodeId> findParentPivot() {
+    if (parent == kRootFrame)
+      return std::nullopt;
+    if (parentPivot)
+      return parentPivot;
+    for (const Node &n : g.nodes()) {
+      if (n.frame != frame || n.op != "Enter" || isConstantEnter(n))
+        continue;
+      ValueRef start = n.inputs[0];
+      Type t = g.typeOf(start);
+      Location loc = n.loc;
+      parentPivot = g.addNode("Identity", {start}, {std::move(t)}, parent, loc).id;
+      return parentPivot;
+    }
+    return std::nullopt;
+  }
+
+  void hangFromParentPivot(NodeId id) {
+    if (std::optional<NodeId> pivot = findParentPivot())
+      g.addControlInput(id, *pivot);
   }
 
   bool isHoistable(NodeId id) {
@@ -116,10 +153,10 @@ private:
     }
     std::sort(deps.begin(), deps.end());
     deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
-    FrameId parent = g.frame(frame).parent;
     Node &copy = g.addNode(g.node(id).op, std::move(inputs), g.node(id).results, parent, g.node(id).loc);
     copy.attrs = g.node(id).attrs;
     NodeId hoisted = copy.id;
+    hangFromParentPivot(hoisted);
     Node &enter = g.addNode("Enter", {Graph::value(hoisted)}, g.node(id).results, frame, g.node(id).loc);
     enter.attrs["is_constant"] = true;
     NodeId enterId = enter.id;
@@ -138,12 +175,8 @@ private:
 
 PassResult runLoopInvariantCodeMotion(Graph &g, PassContext &ctx) {
   bool changed = false;
+  // Children are declared after their parents: the reverse order visits inner loops first.
   for (FrameId f = static_cast<FrameId>(g.numFrames()); f-- > 1;) {
-    // Inside a loop, a node that reads only invariants must hang from its frame's pivot (the
-    // executor's rule, docs/ir.md); hoisting into a loop would have to find one. Top-level
-    // loops only, for now.
-    if (g.frame(f).parent != kRootFrame)
-      continue;
     std::optional<std::vector<NodeId>> order = g.topologicalOrder();
     if (!order)
       return PassResult::Unchanged;

@@ -26,6 +26,8 @@
 // Requires: an acyclic graph apart from loop back edges  Preserves: everything  Invalidates: nothing
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/opt/MemoryPlanning.h"
+
 #include "compiler/opt/GraphUtil.h"
 #include "compiler/opt/Pass.h"
 
@@ -48,28 +50,24 @@ int64_t bytesOf(const Type &t) {
   return n ? *n * static_cast<int64_t>(dtypeSize(t.dtype())) : -1;
 }
 
-struct Plan {
-  int64_t unplannedBytes = 0; ///< every tensor in its own buffer
-  int64_t arenaBytes = 0;     ///< the buffers the plan creates
-  int64_t inPlace = 0, reused = 0, unknownSize = 0;
-};
-
 class Planner {
 public:
-  Planner(const Graph &g, std::vector<NodeId> order) : g(g), order(std::move(order)) {}
+  Planner(const Graph &g, std::vector<NodeId> schedule) : g(g), order(plan.order) {
+    plan.order = std::move(schedule);
+  }
 
-  Plan run() {
+  MemoryPlan run() {
     computeLiveness();
     assignBuffers();
-    return plan;
+    return std::move(plan);
   }
 
 private:
   const Graph &g;
-  std::vector<NodeId> order;
-  std::vector<size_t> pos;
-  std::map<ValueRef, size_t> lastUse;
-  Plan plan;
+  MemoryPlan plan;
+  const std::vector<NodeId> &order;
+  std::vector<size_t> &pos = plan.pos;
+  std::map<ValueRef, size_t> &lastUse = plan.lastUse;
   std::vector<int64_t> bufferSize;              // by buffer id
   std::multimap<int64_t, size_t> freeBuffers;   // size -> buffer id
   std::map<ValueRef, size_t> bufferOf;
@@ -169,11 +167,18 @@ private:
 
 } // namespace
 
-PassResult runMemoryPlanning(Graph &g, PassContext &ctx) {
+std::optional<MemoryPlan> planMemory(const Graph &g) {
   std::optional<std::vector<NodeId>> order = g.topologicalOrder();
   if (!order)
+    return std::nullopt;
+  return Planner(g, std::move(*order)).run();
+}
+
+PassResult runMemoryPlanning(Graph &g, PassContext &ctx) {
+  std::optional<MemoryPlan> planned = planMemory(g);
+  if (!planned)
     return PassResult::Unchanged;
-  Plan plan = Planner(g, std::move(*order)).run();
+  const MemoryPlan &plan = *planned;
   ctx.stats.set(ctx.current, "bytes-unplanned", plan.unplannedBytes);
   ctx.stats.set(ctx.current, "bytes-planned", plan.arenaBytes);
   ctx.stats.set(ctx.current, "in-place", plan.inPlace);

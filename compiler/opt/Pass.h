@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace dlm {
 class DiagnosticEngine;
@@ -49,6 +50,11 @@ struct PassContext {
   /// Where diagnostics about a node point (its line in a .dlmir file); may be null.
   graph::NodeLocator locate = nullptr;
   PassStats stats;
+  /// The values the caller asks for (`dlm-opt --outputs=`): what `prune` keeps besides the
+  /// side effects. Empty when the caller asked for none.
+  std::vector<graph::ValueRef> outputs;
+  /// `--remat-budget=BYTES`: the planned peak `remat` aims under; 0 = no budget given.
+  int64_t rematBudget = 0;
   /// The device `placement` places for: "cpu", "cuda" or "fake" (runtime/Devices.h).
   std::string device = "cpu";
   /// The name of the pass now running (set by the pass manager; stats are filed under it).

@@ -52,12 +52,17 @@ std::vector<const PassInfo *> pipelineForLevel(unsigned level) {
   if (level == 1)
     return pipeline;
   // -O2: identities expose more constants and common subexpressions; invariants leave loops
-  // (and meet their twins from outside in cse); clean up after them.
+  // (and meet their twins from outside in cse); autodiff's stacks of values that became
+  // invariant go; gate matmuls on invariant weights become one; dense layers become library
+  // calls; clean up after them.
   add("simplify");
   add("constfold");
   add("licm");
+  add("ad-stacks");
+  add("fuse-horizontal");
   add("cse");
   add("simplify");
+  add("fuse-library");
   add("dce");
   if (level == 2)
     return pipeline;

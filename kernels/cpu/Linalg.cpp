@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kernels/cpu/CpuKernels.h"
+#include "runtime/Strided.h"
 
 #include <cblas.h>
 
@@ -162,6 +163,38 @@ void dotKernel(Inputs ins, const Attrs &, Outputs &outs) {
   outs.emplace_back(matmul(a, b, "dot"));
 }
 
+/// matmul_bias(a, b, bias) {relu}: relu?(a @ b + bias), the optimizer's rewrite of that
+/// subgraph (compiler/opt/LibraryFusion.cpp), in one output buffer: the GEMM's product, then the
+/// bias added (broadcast) and relu applied in place in one pass. Not GEMM with beta = 1 on a
+/// bias-filled output: OpenBLAS adds the partial products of a long inner dimension to C one
+/// block at a time, which would round differently from add(matmul(a, b), bias).
+void matmulBiasKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
+  expectArity(ins, 3, "matmul_bias");
+  Tensor out = matmul(tensorArg(ins, 0, "matmul_bias"), tensorArg(ins, 1, "matmul_bias"),
+                      "matmul_bias");
+  const Tensor &bias = tensorArg(ins, 2, "matmul_bias");
+  check(isFloat(out.dtype()) && bias.dtype() == out.dtype() &&
+            broadcastShapes(out, bias) == out.shape(),
+        "'matmul_bias' needs a float product and a bias of its dtype that broadcasts to it, got " +
+            out.typeString() + " and " + bias.typeString());
+  bool relu = attrs.getBool("relu", false);
+  std::array<Shape, 2> strides = {broadcastByteStrides(out, out.shape()),
+                                  broadcastByteStrides(bias, out.shape())};
+  dispatchDType(out.dtype(), [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<T>)
+      forEachStrided<2>(out.shape(), {bytePtr(out), bytePtr(bias)}, strides,
+                        [&](std::array<char *, 2> p, std::array<int64_t, 2> st, int64_t n) {
+                          for (int64_t i = 0; i < n; ++i) {
+                            T &o = *reinterpret_cast<T *>(p[0] + i * st[0]);
+                            o = o + *reinterpret_cast<const T *>(p[1] + i * st[1]);
+                            if (relu)
+                              o = o > 0 ? o : T(0);
+                          }
+                        });
+  });
+  outs.emplace_back(std::move(out));
+}
+
 } // namespace
 
 void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
@@ -179,6 +212,7 @@ void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const doubl
 void registerLinalgKernels() {
   registerKernel("matmul", Device::CPU, matmulKernel);
   registerKernel("dot", Device::CPU, dotKernel);
+  registerKernel("matmul_bias", Device::CPU, matmulBiasKernel);
 }
 
 } // namespace dlm::rt::cpu

@@ -36,13 +36,18 @@ struct Options {
   opt::RunOptions run;
   bool stats = false;
   bool dot = false;
+  std::vector<std::string> outputs; ///< --outputs=%N,%N#k: values of the parsed graph (for prune)
+  int64_t rematBudget = 0;          ///< --remat-budget=BYTES (for remat)
   std::string device = "cpu";       ///< --device=cpu|cuda|fake (for placement)
 };
 
 void printUsage(llvm::raw_ostream &os) {
   os << "usage: dlm-opt FILE.dlmir|- [--passes=P1,P2,... | -O0..-O3] [--verify-each]\n"
         "               [--print-after-all] [--print-after=PASS] [--stats] [--print-locs]\n"
+        "               [--outputs=%N,%N#K,...] [--remat-budget=BYTES]\n"
         "               [--emit=dlmir|dot] [-o OUT]\n"
+        "  --outputs: the values 'prune' keeps (node N = the N-th node of the input, as printed)\n"
+        "  --remat-budget: the planned peak bytes 'remat' recomputes values to stay under\n"
         "  --device=cpu|cuda|fake: the device 'placement' places for (fake: a testing stand-in\n"
         "                          for cuda, docs/cuda.md)\n"
         "passes (printouts and --stats go to stderr):\n";
@@ -82,6 +87,17 @@ int parseArgs(int argc, char **argv, Options &opts) {
         return 2;
       }
       opts.run.printAfter = arg.str();
+    } else if (arg.consume_front("--outputs=")) {
+      llvm::SmallVector<llvm::StringRef> names;
+      arg.split(names, ',', -1, false);
+      for (llvm::StringRef n : names)
+        opts.outputs.push_back(n.str());
+    } else if (arg.consume_front("--remat-budget=")) {
+      if (arg.getAsInteger(10, opts.rematBudget) || opts.rematBudget <= 0) {
+        llvm::errs() << "dlm-opt: error: --remat-budget wants a positive number of bytes, not '"
+                     << arg << "'\n";
+        return 2;
+      }
     } else if (arg.consume_front("--device=")) {
       if (arg != "cpu" && arg != "cuda" && arg != "fake") {
         llvm::errs() << "dlm-opt: error: unknown device '" << arg << "' (expected cpu, cuda or fake)\n";
@@ -125,6 +141,23 @@ std::optional<unsigned> readInput(DiagnosticEngine &diag, const std::string &pat
   return diag.addBuffer(std::move(*buf));
 }
 
+/// Reads `%N` or `%N#K` as output K of node N of `g`; reports a bad one.
+std::optional<ValueRef> parseOutput(DiagnosticEngine &diag, const Graph &g, llvm::StringRef text) {
+  llvm::StringRef rest = text;
+  unsigned node = 0, port = 0;
+  bool ok = rest.consume_front("%") && !rest.consumeInteger(10, node) &&
+            (rest.empty() || (rest.consume_front("#") && !rest.consumeInteger(10, port) && rest.empty()));
+  if (!ok) {
+    diag.error("--outputs: '" + text + "' is not a value (%N or %N#K)");
+    return std::nullopt;
+  }
+  if (node >= g.numNodes() || port >= g.node(node).numResults()) {
+    diag.error("--outputs: the graph has no value '" + text + "'");
+    return std::nullopt;
+  }
+  return ValueRef{node, port};
+}
+
 int run(const Options &opts) {
   opt::registerFusedOp(); // the optimizer's own op may appear in the input
   DiagnosticEngine diag(llvm::errs(), "dlm-opt");
@@ -140,6 +173,13 @@ int run(const Options &opts) {
   if (!verifyGraph(*g, diag, locate))
     return 1;
   opt::PassContext ctx(diag, locate);
+  for (const std::string &text : opts.outputs) {
+    std::optional<ValueRef> v = parseOutput(diag, *g, text);
+    if (!v)
+      return 1;
+    ctx.outputs.push_back(*v);
+  }
+  ctx.rematBudget = opts.rematBudget;
   ctx.device = opts.device;
   bool ok = opt::runPasses(*g, opts.passes, ctx, opts.run);
   if (opts.stats)

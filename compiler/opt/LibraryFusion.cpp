@@ -1,0 +1,126 @@
+//===- compiler/opt/LibraryFusion.cpp - Rewrite subgraphs into fused library ops ===//
+//
+// Subgraph rewriting into the runtime's fused library ops (Grappler's remapper): a dense layer
+// `relu(x @ w + b)` is three kernels and two intermediate tensors; `matmul_bias(x, w, b)
+// {relu = true}` is one GEMM whose output buffer also takes the bias and the relu in one pass
+// (kernels/cpu/Linalg.cpp). The numbers are the same as the unfused ops', bit for bit (the
+// kernel adds the bias after the GEMM, as `add` does).
+//
+// Rules (`b` of the product's float dtype, broadcasting to the product's shape):
+//   add(matmul(x, w), b)  or  add(b, matmul(x, w))  -> matmul_bias(x, w, b) {relu = false}
+//   relu(matmul_bias(x, w, b) {relu = false})       -> matmul_bias(x, w, b) {relu = true}
+//
+// Algorithm:
+//   1. Walk the nodes in topological order (a rewritten add is seen before its relu).
+//   2. An `add` one of whose operands is a `matmul` read by nothing else (no other data or
+//      control user), in the same frame, becomes `matmul_bias` in place on the matmul's operands;
+//      it takes the matmul's control inputs besides its own, so it runs exactly when both did.
+//   3. A `relu` of a `matmul_bias {relu = false}` read by nothing else becomes the fused node
+//      with `relu = true`, likewise.
+//   4. Remove the bypassed nodes.
+//
+// Requires: a verified graph  Preserves: frames, deadness, exact results  Invalidates: node ids
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/opt/GraphUtil.h"
+#include "compiler/opt/Pass.h"
+
+#include <algorithm>
+
+namespace dlm::opt {
+
+using namespace graph;
+
+namespace {
+
+class LibraryFuser {
+public:
+  LibraryFuser(Graph &g, PassContext &ctx)
+      : g(g), ctx(ctx), uses(g.dataUses()), controlUses(g.controlUses()), keep(g.numNodes(), true) {}
+
+  PassResult run() {
+    std::optional<std::vector<NodeId>> order = g.topologicalOrder();
+    if (!order)
+      return PassResult::Unchanged;
+    bool changed = false;
+    for (NodeId id : *order) {
+      if (g.node(id).op == "add")
+        changed |= fuseBias(id);
+      else if (g.node(id).op == "relu")
+        changed |= fuseRelu(id);
+    }
+    if (!changed)
+      return PassResult::Unchanged;
+    g.compact(keep);
+    return PassResult::Changed;
+  }
+
+private:
+  Graph &g;
+  PassContext &ctx;
+  std::vector<std::vector<Use>> uses;
+  std::vector<std::vector<NodeId>> controlUses;
+  std::vector<bool> keep;
+
+  /// `v`'s producer has op `op`, is read only by `user` (once) and runs in user's frame.
+  bool onlyFeeds(ValueRef v, const char *op, NodeId user) {
+    const Node &p = g.node(v.node);
+    return p.op == op && keep[p.id] && p.frame == g.node(user).frame && uses[p.id].size() == 1 &&
+           uses[p.id][0].user == user && controlUses[p.id].empty();
+  }
+
+  /// Node `into` takes over `from`'s operands; `from` goes.
+  void absorb(NodeId into, NodeId from, std::vector<ValueRef> inputs) {
+    Node &n = g.node(into);
+    n.inputs = std::move(inputs);
+    for (NodeId c : g.node(from).controlInputs)
+      if (std::find(n.controlInputs.begin(), n.controlInputs.end(), c) == n.controlInputs.end())
+        n.controlInputs.push_back(c);
+    keep[from] = false;
+  }
+
+  // add(matmul(x, w), b) -> matmul_bias(x, w, b) {relu = false}
+  bool fuseBias(NodeId id) {
+    const Node &add = g.node(id);
+    for (unsigned side = 0; side < 2; ++side) {
+      ValueRef product = add.inputs[side], bias = add.inputs[1 - side];
+      if (!onlyFeeds(product, "matmul", id))
+        continue;
+      const Type &pt = g.typeOf(product), &bt = g.typeOf(bias);
+      if (!pt.isTensor() || !bt.isTensor() || !isFloat(pt.dtype()) || bt.dtype() != pt.dtype() ||
+          !(add.results[0] == pt) || bt.rank() > pt.rank())
+        continue;
+      std::vector<ValueRef> inputs = g.node(product.node).inputs;
+      inputs.push_back(bias);
+      absorb(id, product.node, std::move(inputs));
+      Node &n = g.node(id);
+      n.op = "matmul_bias";
+      n.attrs["relu"] = false;
+      ctx.count("matmul-bias");
+      return true;
+    }
+    return false;
+  }
+
+  // relu(matmul_bias(x, w, b) {relu = false}) -> matmul_bias(x, w, b) {relu = true}
+  bool fuseRelu(NodeId id) {
+    ValueRef in = g.node(id).inputs[0];
+    const bool *relu = g.node(in.node).attrAs<bool>("relu");
+    if (!onlyFeeds(in, "matmul_bias", id) || !relu || *relu)
+      return false;
+    Attrs attrs = g.node(in.node).attrs;
+    absorb(id, in.node, g.node(in.node).inputs);
+    Node &n = g.node(id);
+    n.op = "matmul_bias";
+    n.attrs = std::move(attrs);
+    n.attrs["relu"] = true;
+    ctx.count("matmul-bias-relu");
+    return true;
+  }
+};
+
+} // namespace
+
+PassResult runLibraryFusion(Graph &g, PassContext &ctx) { return LibraryFuser(g, ctx).run(); }
+
+} // namespace dlm::opt

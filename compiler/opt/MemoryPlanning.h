@@ -1,0 +1,34 @@
+//===- compiler/opt/MemoryPlanning.h - Liveness and the planned arena ------===//
+//
+// The analysis behind the `plan-memory` pass (MemoryPlanning.cpp has the algorithm), for passes
+// that weigh memory: `remat` plans before and after recomputing values to report, and to stay
+// under, the planned peak.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DLM_COMPILER_OPT_MEMORYPLANNING_H
+#define DLM_COMPILER_OPT_MEMORYPLANNING_H
+
+#include "compiler/ir/Graph.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <vector>
+
+namespace dlm::opt {
+
+struct MemoryPlan {
+  int64_t unplannedBytes = 0; ///< every tensor in its own buffer
+  int64_t arenaBytes = 0;     ///< the buffers the plan creates: the planned peak
+  int64_t inPlace = 0, reused = 0, unknownSize = 0;
+  std::vector<graph::NodeId> order;           ///< the schedule (a topological order)
+  std::vector<size_t> pos;                    ///< by node id: its place in `order`
+  std::map<graph::ValueRef, size_t> lastUse;  ///< schedule position of a value's last reader
+};
+
+/// Plans `g`'s memory; nullopt when the graph has a cycle other than the loop back edges.
+std::optional<MemoryPlan> planMemory(const graph::Graph &g);
+
+} // namespace dlm::opt
+
+#endif // DLM_COMPILER_OPT_MEMORYPLANNING_H
