@@ -1,14 +1,14 @@
 // The grammar of the .dlm language (docs/language.md), ANTLR 4, C++ target.
 //
 // Indentation: the lexer below only produces NEWLINE tokens carrying the next line's leading
-// whitespace; the C++ subclass compiler/frontend/IndentingLexer turns them into NEWLINE, INDENT
+// whitespace; the C++ subclass compiler/frontend/IndentingTokenizer turns them into NEWLINE, INDENT
 // and DEDENT, drops newlines inside brackets (implicit line joining) and blank lines, and
 // reports tabs, bad dedents, unbalanced brackets and unterminated strings. There are no actions
-// or predicates in this file, so the grammar stays target-independent and fast under SLL.
+// or predicates in this file (beyond the precedence predicates ANTLR derives for `expr`), so
+// the grammar stays target-independent and fast under SLL.
 //
-// Chains (binary operators, unary prefixes, `**`, `a if c else b`, trailers) are loops, not
-// recursion, so a long expression makes a wide parse tree rather than a deep one; the AST
-// builder folds the loops with the right associativity.
+// Expressions are one left-recursive rule (precedence climbing, see `expr`): an atom costs one
+// parse-tree node instead of one per precedence level, which is most of the parser's speed.
 grammar Dlm;
 
 tokens { INDENT, DEDENT }
@@ -29,7 +29,7 @@ smallStmt
   | PASS                                                # passStmt
   | BREAK                                               # breakStmt
   | CONTINUE                                            # continueStmt
-  | ASSERT test (COMMA test)?                           # assertStmt
+  | ASSERT expr (COMMA expr)?                           # assertStmt
   | testList (augOp testList | (COLON annotation)? ASSIGN testList)?   # exprStmt
   ;
 
@@ -42,12 +42,12 @@ compoundStmt : funcDef | ifStmt | whileStmt | forStmt ;
 
 funcDef : DEF NAME LPAREN params? RPAREN (ARROW annotation)? COLON block ;
 params  : param (COMMA param)* COMMA? ;
-param   : NAME (COLON annotation)? (ASSIGN test)? ;
+param   : NAME (COLON annotation)? (ASSIGN expr)? ;
 
-ifStmt     : IF test COLON block elifClause* elseClause? ;
-elifClause : ELIF test COLON block ;
+ifStmt     : IF expr COLON block elifClause* elseClause? ;
+elifClause : ELIF expr COLON block ;
 elseClause : ELSE COLON block ;
-whileStmt  : WHILE test COLON block ;
+whileStmt  : WHILE expr COLON block ;
 forStmt    : FOR testList IN testList COLON block ;
 
 block : simpleStmt | NEWLINE INDENT stmt+ DEDENT ;
@@ -60,50 +60,49 @@ annotation
   ;
 annotationArg : annotation | INT ;
 
-// ---- expressions, lowest precedence first ----
-testList : test (COMMA test)* COMMA? ;
+// ---- expressions ----
+testList : expr (COMMA expr)* COMMA? ;
 
-// e0 if c0 else e1 if c1 else e2 == e0 if c0 else (e1 if c1 else e2)
-test : orTest (IF orTest ELSE orTest)* ;
-
-orTest     : andTest (OR andTest)* ;
-andTest    : notTest (AND notTest)* ;
-notTest    : NOT* comparison ;
-comparison : arith (compOp arith)* ;
-compOp     : LT | LE | GT | GE | EQ | NE ;
-arith      : term (addOp term)* ;
-addOp      : PLUS | MINUS ;
-term       : factor (mulOp factor)* ;
-mulOp      : STAR | SLASH | DSLASH | PERCENT | AT ;
-factor     : MINUS* power ;
-// a ** -b ** c == a ** (-(b ** c))
-power      : atomExpr (POW MINUS* atomExpr)* ;
-atomExpr   : atom trailer* ;
-
-trailer
-  : LPAREN argList? RPAREN                              # callTrailer
-  | LBRACK subscriptList RBRACK                         # subscriptTrailer
-  | DOT NAME                                            # attributeTrailer
-  ;
-
-atom
-  : LPAREN testList? RPAREN                             # parenAtom
-  | LBRACK (test (COMMA test)* COMMA?)? RBRACK          # listAtom
-  | NAME                                                # nameAtom
-  | INT                                                 # intAtom
-  | FLOAT                                               # floatAtom
-  | STRING+                                             # stringAtom
-  | TRUE                                                # trueAtom
-  | FALSE                                               # falseAtom
+// One left-recursive rule for every operator. ANTLR turns it into precedence climbing: a loop
+// per call that attaches operators as long as they bind tightly enough, so `a + b + c + ...`
+// costs no parser recursion however long (the parse tree is nested to the left; the AST
+// builder unwinds it with a loop). Alternatives that continue an expression are listed from
+// the tightest binding to the loosest, as in Python:
+//   call/subscript/attribute > ** (right) > unary - > * / // % @ > + - > comparisons > not
+//   > and > or > `x if c else y` (right)
+// so `-a ** b` is -(a ** b), `a ** -b` is a ** (-b) and `not a == b` is not (a == b). Each
+// continuing alternative labels its left operand `lhs` and primaries have none, which lets
+// the AST builder tell them apart without casts; `op` is the operator token.
+expr
+  : LPAREN testList? RPAREN
+  | LBRACK (expr (COMMA expr)* COMMA?)? RBRACK
+  | NAME
+  | INT
+  | FLOAT
+  | STRING+
+  | TRUE
+  | FALSE
+  | lhs=expr op=LPAREN argList? RPAREN
+  | lhs=expr op=LBRACK subscriptList RBRACK
+  | lhs=expr op=DOT NAME
+  | <assoc=right> lhs=expr op=POW rhs=expr
+  | op=MINUS rhs=expr
+  | lhs=expr op=(STAR | SLASH | DSLASH | PERCENT | AT) rhs=expr
+  | lhs=expr op=(PLUS | MINUS) rhs=expr
+  | lhs=expr op=(LT | LE | GT | GE | EQ | NE) rhs=expr
+  | op=NOT rhs=expr
+  | lhs=expr op=AND rhs=expr
+  | lhs=expr op=OR rhs=expr
+  | <assoc=right> lhs=expr op=IF cond=expr ELSE rhs=expr
   ;
 
 argList  : argument (COMMA argument)* COMMA? ;
-argument : NAME ASSIGN test | test ;
+argument : NAME ASSIGN expr | expr ;
 
 subscriptList : subscript (COMMA subscript)* COMMA? ;
 // One index item: `i` or a slice `lower:upper:step` with every part optional.
-subscript : test sliceTail? | sliceTail ;
-sliceTail : COLON upper=test? (COLON step=test?)? ;
+subscript : expr sliceTail? | sliceTail ;
+sliceTail : COLON upper=expr? (COLON step=expr?)? ;
 
 // ============================================================================================
 // Lexer

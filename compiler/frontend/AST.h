@@ -12,9 +12,10 @@
 // RTTI is LLVM-style: every node has a NodeKind and a static classof, so llvm::isa, cast and
 // dyn_cast work on Node, Stmt, Expr and TypeExpr pointers.
 //
-// Depth: the parser guarantees that no tree is deeper than kMaxNestingDepth nodes (it reports
-// "too deeply nested" instead), so recursive walkers are safe on the compiler's large-stack
-// thread (compiler/driver/StackThread.h).
+// Depth: the parser guarantees that no tree is deeper than kMaxNestingDepth nodes, not
+// counting left-nested binary-operator chains (it reports "too deeply nested" instead), so
+// recursive walkers are safe on the compiler's large-stack thread (compiler/driver/CrashGuard.h)
+// as long as they follow the left operands of BinaryExpr chains with a loop.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DLM_COMPILER_FRONTEND_AST_H
@@ -41,6 +42,10 @@ using SourceRange = llvm::SMRange;
 
 /// The deepest tree the parser builds (expression, statement and annotation nodes counted
 /// together along one root-to-leaf path). Deeper input is reported as "too deeply nested".
+/// The left operand of a BinaryExpr counts at its operator's depth, so a chain
+/// `a + b - c + ...` of any length is accepted: it nests to the left as deep as it is long,
+/// and every walker follows such left spines with a loop instead of recursion (the AST
+/// builder, the dumper, Sema::binary).
 constexpr unsigned kMaxNestingDepth = 10000;
 
 /// Every node kind. The order matters: each abstract class covers a contiguous range.

@@ -16,12 +16,6 @@ using antlr4::tree::TerminalNode;
 
 namespace {
 
-antlr4::Token *firstToken(ParseTree *node) {
-  if (auto *terminal = dynamic_cast<TerminalNode *>(node))
-    return terminal->getSymbol();
-  return static_cast<antlr4::ParserRuleContext *>(node)->getStart();
-}
-
 BinaryOp binaryOpOf(size_t tokenType) {
   switch (tokenType) {
   case P::PLUS:
@@ -43,13 +37,6 @@ BinaryOp binaryOpOf(size_t tokenType) {
   case P::EQ: return BinaryOp::Eq;
   default: return BinaryOp::Ne;
   }
-}
-
-/// The single child of a chain rule that matched just its operand (`x` as an orTest is an
-/// andTest is a notTest ...), or null. The common case, so it avoids the generated accessors,
-/// which dynamic_cast every child.
-template <typename Child> Child *onlyChild(antlr4::ParserRuleContext *ctx) {
-  return ctx->children.size() == 1 ? static_cast<Child *>(ctx->children[0]) : nullptr;
 }
 
 SourceRange join(SourceRange first, SourceRange last) { return SourceRange(first.Start, last.End); }
@@ -85,10 +72,9 @@ SourceRange ASTBuilder::rangeOf(antlr4::Token *token) const {
   return text.getRange(token->getStartIndex(), token->getStopIndex());
 }
 
-SourceRange ASTBuilder::rangeOf(ParseTree *node) const {
-  if (auto *terminal = dynamic_cast<TerminalNode *>(node))
-    return rangeOf(terminal->getSymbol());
-  return rangeOf(static_cast<antlr4::ParserRuleContext *>(node));
+llvm::StringRef ASTBuilder::textOf(antlr4::Token *token) const {
+  SourceRange range = rangeOf(token);
+  return llvm::StringRef(range.Start.getPointer(), range.End.getPointer() - range.Start.getPointer());
 }
 
 bool ASTBuilder::error(SourceRange range, const llvm::Twine &message) {
@@ -101,41 +87,43 @@ bool ASTBuilder::error(SourceRange range, const llvm::Twine &message) {
 //===----------------------------------------------------------------------===//
 
 bool ASTBuilder::buildFile(P::FileContext *file) {
-  for (P::StmtContext *stmt : file->stmt())
-    module.getBody().push_back(buildStmt(stmt));
+  // children: (NEWLINE | stmt)* EOF
+  for (ParseTree *child : file->children)
+    if (auto *stmt = dynamic_cast<P::StmtContext *>(child))
+      module.getBody().push_back(buildStmt(stmt));
   return ok;
 }
 
 Stmt *ASTBuilder::buildStmt(P::StmtContext *ctx) {
-  if (P::SimpleStmtContext *simple = ctx->simpleStmt())
-    return buildSmallStmt(simple->smallStmt());
-  P::CompoundStmtContext *compound = ctx->compoundStmt();
-  if (P::FuncDefContext *def = compound->funcDef())
-    return buildFuncDef(def);
-  if (P::IfStmtContext *ifStmt = compound->ifStmt())
-    return buildIf(ifStmt);
-  if (P::WhileStmtContext *whileStmt = compound->whileStmt())
-    return buildWhile(whileStmt);
-  return buildFor(compound->forStmt());
+  // The first token tells the kind of statement (cheaper than the generated accessors, which
+  // dynamic_cast every child).
+  auto *inner = static_cast<antlr4::ParserRuleContext *>(ctx->children[0]);
+  switch (ctx->getStart()->getType()) {
+  case P::DEF: return buildFuncDef(static_cast<P::FuncDefContext *>(inner->children[0]));
+  case P::IF: return buildIf(static_cast<P::IfStmtContext *>(inner->children[0]));
+  case P::WHILE: return buildWhile(static_cast<P::WhileStmtContext *>(inner->children[0]));
+  case P::FOR: return buildFor(static_cast<P::ForStmtContext *>(inner->children[0]));
+  default: return buildSmallStmt(static_cast<P::SmallStmtContext *>(inner->children[0]));
+  }
 }
 
 Stmt *ASTBuilder::buildSmallStmt(P::SmallStmtContext *ctx) {
   SourceRange range = rangeOf(ctx);
-  if (auto *import = dynamic_cast<P::ImportStmtContext *>(ctx))
-    return buildImport(import);
-  if (auto *ret = dynamic_cast<P::ReturnStmtContext *>(ctx))
+  switch (ctx->getStart()->getType()) {
+  case P::IMPORT: return buildImport(static_cast<P::ImportStmtContext *>(ctx));
+  case P::RETURN: {
+    auto *ret = static_cast<P::ReturnStmtContext *>(ctx);
     return make<ReturnStmt>(range, ret->testList() ? buildTestList(ret->testList()) : nullptr);
-  if (dynamic_cast<P::PassStmtContext *>(ctx))
-    return make<PassStmt>(range);
-  if (dynamic_cast<P::BreakStmtContext *>(ctx))
-    return make<BreakStmt>(range);
-  if (dynamic_cast<P::ContinueStmtContext *>(ctx))
-    return make<ContinueStmt>(range);
-  if (auto *assert = dynamic_cast<P::AssertStmtContext *>(ctx)) {
-    std::vector<P::TestContext *> tests = assert->test();
-    return make<AssertStmt>(range, buildTest(tests[0]), tests.size() > 1 ? buildTest(tests[1]) : nullptr);
   }
-  return buildExprStmt(static_cast<P::ExprStmtContext *>(ctx));
+  case P::PASS: return make<PassStmt>(range);
+  case P::BREAK: return make<BreakStmt>(range);
+  case P::CONTINUE: return make<ContinueStmt>(range);
+  case P::ASSERT: {
+    std::vector<P::ExprContext *> exprs = static_cast<P::AssertStmtContext *>(ctx)->expr();
+    return make<AssertStmt>(range, buildExpr(exprs[0]), exprs.size() > 1 ? buildExpr(exprs[1]) : nullptr);
+  }
+  default: return buildExprStmt(static_cast<P::ExprStmtContext *>(ctx));
+  }
 }
 
 Stmt *ASTBuilder::buildImport(P::ImportStmtContext *ctx) {
@@ -214,7 +202,7 @@ Stmt *ASTBuilder::buildFuncDef(P::FuncDefContext *ctx) {
 
 Param *ASTBuilder::buildParam(P::ParamContext *ctx) {
   TypeExpr *annotation = ctx->annotation() ? buildAnnotation(ctx->annotation()) : nullptr;
-  Expr *defaultValue = ctx->test() ? buildTest(ctx->test()) : nullptr;
+  Expr *defaultValue = ctx->expr() ? buildExpr(ctx->expr()) : nullptr;
   return make<Param>(rangeOf(ctx), ctx->NAME()->getText(), annotation, defaultValue);
 }
 
@@ -228,11 +216,11 @@ Stmt *ASTBuilder::buildIf(P::IfStmtContext *ctx) {
     Body thenBody = buildBlock((*it)->block());
     SourceRange range = join(rangeOf((*it)->ELIF()->getSymbol()),
                              (elseBody.empty() ? thenBody : elseBody).back()->getRange());
-    auto *elif = make<IfStmt>(range, buildTest((*it)->test()), std::move(thenBody), std::move(elseBody),
+    auto *elif = make<IfStmt>(range, buildExpr((*it)->expr()), std::move(thenBody), std::move(elseBody),
                               /*elif=*/true);
     elseBody = Body{elif};
   }
-  Expr *cond = buildTest(ctx->test());
+  Expr *cond = buildExpr(ctx->expr());
   Body thenBody = buildBlock(ctx->block());
   SourceRange range = join(rangeOf(ctx->IF()->getSymbol()),
                            (elseBody.empty() ? thenBody : elseBody).back()->getRange());
@@ -240,7 +228,7 @@ Stmt *ASTBuilder::buildIf(P::IfStmtContext *ctx) {
 }
 
 Stmt *ASTBuilder::buildWhile(P::WhileStmtContext *ctx) {
-  Expr *cond = buildTest(ctx->test());
+  Expr *cond = buildExpr(ctx->expr());
   Body body = buildBlock(ctx->block());
   SourceRange range = join(rangeOf(ctx->WHILE()->getSymbol()), body.back()->getRange());
   return make<WhileStmt>(range, cond, std::move(body));
@@ -257,11 +245,13 @@ Stmt *ASTBuilder::buildFor(P::ForStmtContext *ctx) {
 }
 
 Body ASTBuilder::buildBlock(P::BlockContext *ctx) {
-  if (P::SimpleStmtContext *simple = ctx->simpleStmt())
-    return Body{buildSmallStmt(simple->smallStmt())};
+  // children: simpleStmt | NEWLINE INDENT stmt+ DEDENT
+  if (ctx->children.size() == 1)
+    return Body{buildSmallStmt(static_cast<P::SmallStmtContext *>(
+        static_cast<P::SimpleStmtContext *>(ctx->children[0])->children[0]))};
   Body body;
-  for (P::StmtContext *stmt : ctx->stmt())
-    body.push_back(buildStmt(stmt));
+  for (size_t i = 2; i + 1 < ctx->children.size(); ++i)
+    body.push_back(buildStmt(static_cast<P::StmtContext *>(ctx->children[i])));
   return body;
 }
 
@@ -347,41 +337,100 @@ TypeExpr *ASTBuilder::buildTensorAnnotation(P::NamedAnnotationContext *ctx) {
 //===----------------------------------------------------------------------===//
 
 Expr *ASTBuilder::buildTestList(P::TestListContext *ctx) {
-  if (auto *only = onlyChild<P::TestContext>(ctx))
-    return buildTest(only);
-  std::vector<P::TestContext *> tests = ctx->test();
-  if (tests.size() == 1 && ctx->COMMA().empty())
-    return buildTest(tests[0]);
+  // children: expr (COMMA expr)* COMMA?; one expression without a comma is not a tuple
+  if (ctx->children.size() == 1)
+    return buildExpr(static_cast<P::ExprContext *>(ctx->children[0]));
   std::vector<Expr *> elements;
-  for (P::TestContext *test : tests)
-    elements.push_back(buildTest(test));
+  for (size_t i = 0; i < ctx->children.size(); i += 2)
+    elements.push_back(buildExpr(static_cast<P::ExprContext *>(ctx->children[i])));
   return make<TupleExpr>(rangeOf(ctx), std::move(elements));
 }
 
-Expr *ASTBuilder::buildTest(P::TestContext *ctx) {
-  if (auto *only = onlyChild<P::OrTestContext>(ctx))
-    return buildOrTest(only);
-  // children: value0 [IF cond0 ELSE value1 [IF cond1 ELSE value2 ...]]; folds to the right.
-  std::vector<P::OrTestContext *> parts = ctx->orTest();
-  Expr *result = buildOrTest(parts.back());
-  for (size_t i = parts.size() - 1; i >= 2; i -= 2) {
-    Expr *cond = buildOrTest(parts[i - 1]);
-    Expr *thenValue = buildOrTest(parts[i - 2]);
-    result = make<IfExpExpr>(join(thenValue->getRange(), result->getRange()), cond, thenValue, result);
+Expr *ASTBuilder::buildExpr(P::ExprContext *ctx) {
+  // A chain `a + b - c ...` (and `f(x)[i].y ...`) is nested to the left in the parse tree:
+  // walk down its left spine with a loop, then apply the operators from the innermost out.
+  std::vector<P::ExprContext *> spine;
+  for (; ctx->lhs; ctx = ctx->lhs)
+    spine.push_back(ctx);
+  Expr *result = buildPrefixed(ctx);
+  for (auto it = spine.rbegin(); it != spine.rend(); ++it)
+    result = extend(result, *it);
+  return result;
+}
+
+Expr *ASTBuilder::buildPrefixed(P::ExprContext *ctx) {
+  // `not not -x`: prefix operators nest to the right; a loop again, not recursion.
+  std::vector<P::ExprContext *> prefixes;
+  for (; ctx->op && !ctx->lhs; ctx = ctx->rhs)
+    prefixes.push_back(ctx);
+  Expr *result = ctx->lhs ? buildExpr(ctx) : buildAtom(ctx);
+  for (auto it = prefixes.rbegin(); it != prefixes.rend(); ++it) {
+    bool isNot = (*it)->op->getType() == P::NOT;
+    if (!isNot)
+      checkNotOperand((*it)->op, (*it)->rhs);
+    result = make<UnaryExpr>(join(rangeOf((*it)->op), result->getRange()), isNot ? UnaryOp::Not : UnaryOp::Neg,
+                             result);
   }
   return result;
 }
 
-template <typename Operand, typename Combine>
-Expr *ASTBuilder::foldLeft(antlr4::ParserRuleContext *ctx, Expr *(ASTBuilder::*build)(Operand *),
-                           Combine combine) {
-  // children alternate operand, operator, operand, ... (a flat list however long the chain)
-  Expr *result = (this->*build)(static_cast<Operand *>(ctx->children[0]));
-  for (size_t i = 1; i + 1 < ctx->children.size(); i += 2) {
-    Expr *rhs = (this->*build)(static_cast<Operand *>(ctx->children[i + 1]));
-    result = combine(firstToken(ctx->children[i]), result, rhs);
+bool ASTBuilder::isUnparenthesizedNot(P::ExprContext *ctx) {
+  return ctx && !ctx->lhs && ctx->op && ctx->op->getType() == P::NOT;
+}
+
+void ASTBuilder::checkNotOperand(antlr4::Token *op, P::ExprContext *operand) {
+  // The grammar accepts a prefix operator anywhere an operand goes; Python (and dlm) only
+  // after 'and', 'or', 'not', 'if' and 'else', since 'not' binds more loosely than the rest.
+  if (isUnparenthesizedNot(operand))
+    error(rangeOf(operand->op), "'not' after '" + textOf(op) + "' needs parentheses: write '" + textOf(op) +
+                                    " (not ...)'");
+}
+
+bool ASTBuilder::isComparison(P::ExprContext *ctx) {
+  if (!ctx->lhs)
+    return false;
+  switch (ctx->op->getType()) {
+  case P::LT:
+  case P::LE:
+  case P::GT:
+  case P::GE:
+  case P::EQ:
+  case P::NE: return true;
+  default: return false;
   }
-  return result;
+}
+
+Expr *ASTBuilder::extend(Expr *lhs, P::ExprContext *ctx) {
+  antlr4::Token *op = ctx->op;
+  switch (op->getType()) {
+  case P::LPAREN: return buildCall(lhs, ctx);
+  case P::LBRACK: return buildSubscript(lhs, ctx);
+  case P::DOT: {
+    antlr4::Token *name = static_cast<TerminalNode *>(ctx->children[2])->getSymbol();
+    return make<AttributeExpr>(join(lhs->getRange(), rangeOf(name)), lhs, textOf(name).str(), rangeOf(name));
+  }
+  case P::AND:
+  case P::OR: {
+    Expr *rhs = buildExpr(ctx->rhs);
+    return make<BoolOpExpr>(join(lhs->getRange(), rhs->getRange()),
+                            op->getType() == P::AND ? BoolOpKind::And : BoolOpKind::Or, lhs, rhs);
+  }
+  case P::IF: {
+    // `then if cond else rest`; `rest` may itself be a conditional (right associative)
+    if (ctx->cond->lhs && ctx->cond->op->getType() == P::IF)
+      error(rangeOf(ctx->cond), "a conditional expression as a condition needs parentheses");
+    Expr *cond = buildExpr(ctx->cond);
+    Expr *elseValue = buildExpr(ctx->rhs);
+    return make<IfExpExpr>(join(lhs->getRange(), elseValue->getRange()), cond, lhs, elseValue);
+  }
+  default: break;
+  }
+  if (isComparison(ctx) && isComparison(ctx->lhs) && !isComparison(ctx->lhs->lhs)) {
+    std::string first = textOf(ctx->lhs->op).str(), second = textOf(op).str();
+    error(rangeOf(op), "chained comparisons are not supported; write 'a " + first + " b and b " + second + " c'");
+  }
+  checkNotOperand(op, ctx->rhs);
+  return makeBinary(op, lhs, buildExpr(ctx->rhs));
 }
 
 Expr *ASTBuilder::makeBinary(antlr4::Token *op, Expr *lhs, Expr *rhs) {
@@ -389,201 +438,112 @@ Expr *ASTBuilder::makeBinary(antlr4::Token *op, Expr *lhs, Expr *rhs) {
                           lhs, rhs);
 }
 
-Expr *ASTBuilder::buildOrTest(P::OrTestContext *ctx) {
-  return foldLeft(ctx, &ASTBuilder::buildAndTest, [&](antlr4::Token *, Expr *lhs, Expr *rhs) -> Expr * {
-    return make<BoolOpExpr>(join(lhs->getRange(), rhs->getRange()), BoolOpKind::Or, lhs, rhs);
-  });
-}
-
-Expr *ASTBuilder::buildAndTest(P::AndTestContext *ctx) {
-  return foldLeft(ctx, &ASTBuilder::buildNotTest, [&](antlr4::Token *, Expr *lhs, Expr *rhs) -> Expr * {
-    return make<BoolOpExpr>(join(lhs->getRange(), rhs->getRange()), BoolOpKind::And, lhs, rhs);
-  });
-}
-
-Expr *ASTBuilder::applyPrefix(const std::vector<TerminalNode *> &ops, UnaryOp op, Expr *operand) {
-  for (auto it = ops.rbegin(); it != ops.rend(); ++it)
-    operand = make<UnaryExpr>(join(rangeOf((*it)->getSymbol()), operand->getRange()), op, operand);
-  return operand;
-}
-
-Expr *ASTBuilder::buildNotTest(P::NotTestContext *ctx) {
-  if (auto *only = onlyChild<P::ComparisonContext>(ctx))
-    return buildComparison(only);
-  return applyPrefix(ctx->NOT(), UnaryOp::Not, buildComparison(ctx->comparison()));
-}
-
-Expr *ASTBuilder::buildComparison(P::ComparisonContext *ctx) {
-  if (auto *only = onlyChild<P::ArithContext>(ctx))
-    return buildArith(only);
-  std::vector<P::ArithContext *> operands = ctx->arith();
-  Expr *lhs = buildArith(operands[0]);
-  if (operands.size() == 1)
-    return lhs;
-  std::vector<P::CompOpContext *> ops = ctx->compOp();
-  if (ops.size() > 1)
-    error(rangeOf(ops[1]), "chained comparisons are not supported; write 'a " + ops[0]->getText() +
-                               " b and b " + ops[1]->getText() + " c'");
-  return makeBinary(ops[0]->getStart(), lhs, buildArith(operands[1]));
-}
-
-Expr *ASTBuilder::buildArith(P::ArithContext *ctx) {
-  return foldLeft(ctx, &ASTBuilder::buildTerm,
-                  [&](antlr4::Token *op, Expr *lhs, Expr *rhs) { return makeBinary(op, lhs, rhs); });
-}
-
-Expr *ASTBuilder::buildTerm(P::TermContext *ctx) {
-  return foldLeft(ctx, &ASTBuilder::buildFactor,
-                  [&](antlr4::Token *op, Expr *lhs, Expr *rhs) { return makeBinary(op, lhs, rhs); });
-}
-
-Expr *ASTBuilder::buildFactor(P::FactorContext *ctx) {
-  if (auto *only = onlyChild<P::PowerContext>(ctx))
-    return buildPower(only);
-  return applyPrefix(ctx->MINUS(), UnaryOp::Neg, buildPower(ctx->power()));
-}
-
-Expr *ASTBuilder::buildPower(P::PowerContext *ctx) {
-  if (auto *only = onlyChild<P::AtomExprContext>(ctx))
-    return buildAtomExpr(only);
-  // children: atomExpr (POW MINUS* atomExpr)*. Split into operands, the '**' tokens and the
-  // minus signs in front of each operand; then fold from the right:
-  // a ** -b ** c == a ** (-(b ** c)).
-  std::vector<P::AtomExprContext *> operands;
-  std::vector<antlr4::Token *> pows;
-  std::vector<std::vector<TerminalNode *>> minuses(1);
-  for (ParseTree *child : ctx->children) {
-    if (auto *operand = dynamic_cast<P::AtomExprContext *>(child)) {
-      operands.push_back(operand);
-      continue;
-    }
-    auto *terminal = static_cast<TerminalNode *>(child);
-    if (terminal->getSymbol()->getType() == P::POW) {
-      pows.push_back(terminal->getSymbol());
-      minuses.emplace_back();
-    } else {
-      minuses.back().push_back(terminal);
-    }
-  }
-  Expr *result = buildAtomExpr(operands.back());
-  for (size_t i = operands.size() - 1; i >= 1; --i) {
-    result = applyPrefix(minuses[i], UnaryOp::Neg, result);
-    Expr *base = buildAtomExpr(operands[i - 1]);
-    result = make<BinaryExpr>(join(base->getRange(), result->getRange()), BinaryOp::Pow,
-                              rangeOf(pows[i - 1]), base, result);
-  }
-  return result;
-}
-
-Expr *ASTBuilder::buildAtomExpr(P::AtomExprContext *ctx) {
-  // children: atom trailer*
-  Expr *result = buildAtom(static_cast<P::AtomContext *>(ctx->children[0]));
-  for (size_t i = 1; i < ctx->children.size(); ++i) {
-    auto *trailer = static_cast<P::TrailerContext *>(ctx->children[i]);
-    if (auto *call = dynamic_cast<P::CallTrailerContext *>(trailer)) {
-      result = buildCall(result, call);
-    } else if (auto *sub = dynamic_cast<P::SubscriptTrailerContext *>(trailer)) {
-      result = buildSubscript(result, sub);
-    } else {
-      auto *attr = static_cast<P::AttributeTrailerContext *>(trailer);
-      result = make<AttributeExpr>(join(result->getRange(), rangeOf(attr)), result, attr->NAME()->getText(),
-                                   rangeOf(attr->NAME()->getSymbol()));
-    }
-  }
-  return result;
-}
-
-Expr *ASTBuilder::buildCall(Expr *callee, P::CallTrailerContext *ctx) {
+Expr *ASTBuilder::buildCall(Expr *callee, P::ExprContext *ctx) {
+  // children: lhs '(' argList? ')'
   std::vector<Expr *> args;
   std::vector<KeywordArg> kwargs;
   llvm::StringSet<> names;
-  if (ctx->argList()) {
-    for (P::ArgumentContext *arg : ctx->argList()->argument()) {
-      Expr *value = buildTest(arg->test());
-      if (!arg->ASSIGN()) {
-        if (!kwargs.empty())
-          error(value->getRange(), "positional argument follows keyword argument");
-        args.push_back(value);
-        continue;
-      }
-      std::string name = arg->NAME()->getText();
-      SourceRange nameRange = rangeOf(arg->NAME()->getSymbol());
-      if (!names.insert(name).second)
-        error(nameRange, "keyword argument '" + name + "' repeated");
-      kwargs.push_back(KeywordArg{name, nameRange, value});
+  SourceRange range = join(callee->getRange(), rangeOf(ctx->getStop()));
+  if (ctx->children.size() == 3)
+    return make<CallExpr>(range, callee, std::move(args), std::move(kwargs));
+  auto *argList = static_cast<P::ArgListContext *>(ctx->children[2]);
+  // argList children: argument (',' argument)* ','?; argument: NAME '=' expr | expr
+  for (size_t i = 0; i < argList->children.size(); i += 2) {
+    auto *arg = static_cast<P::ArgumentContext *>(argList->children[i]);
+    Expr *value = buildExpr(static_cast<P::ExprContext *>(arg->children.back()));
+    if (arg->children.size() == 1) {
+      if (!kwargs.empty())
+        error(value->getRange(), "positional argument follows keyword argument");
+      args.push_back(value);
+      continue;
     }
+    antlr4::Token *nameToken = arg->getStart();
+    std::string name = textOf(nameToken).str();
+    SourceRange nameRange = rangeOf(nameToken);
+    if (!names.insert(name).second)
+      error(nameRange, "keyword argument '" + name + "' repeated");
+    kwargs.push_back(KeywordArg{std::move(name), nameRange, value});
   }
-  return make<CallExpr>(join(callee->getRange(), rangeOf(ctx)), callee, std::move(args), std::move(kwargs));
+  return make<CallExpr>(range, callee, std::move(args), std::move(kwargs));
 }
 
-Expr *ASTBuilder::buildSubscript(Expr *value, P::SubscriptTrailerContext *ctx) {
+Expr *ASTBuilder::buildSubscript(Expr *value, P::ExprContext *ctx) {
+  // children: lhs '[' subscriptList ']'; subscriptList: subscript (',' subscript)* ','?
+  auto *list = static_cast<P::SubscriptListContext *>(ctx->children[2]);
   std::vector<Expr *> indices;
-  for (P::SubscriptContext *item : ctx->subscriptList()->subscript())
-    indices.push_back(item->sliceTail() ? buildSlice(item) : buildTest(item->test()));
-  return make<SubscriptExpr>(join(value->getRange(), rangeOf(ctx)), value, std::move(indices));
+  for (size_t i = 0; i < list->children.size(); i += 2) {
+    auto *item = static_cast<P::SubscriptContext *>(list->children[i]);
+    if (item->children.size() == 1 && item->getStart()->getType() != P::COLON)
+      indices.push_back(buildExpr(static_cast<P::ExprContext *>(item->children[0])));
+    else
+      indices.push_back(buildSlice(item));
+  }
+  return make<SubscriptExpr>(join(value->getRange(), rangeOf(ctx->getStop())), value, std::move(indices));
 }
 
 Expr *ASTBuilder::buildSlice(P::SubscriptContext *ctx) {
-  P::SliceTailContext *tail = ctx->sliceTail();
-  Expr *lower = ctx->test() ? buildTest(ctx->test()) : nullptr;
-  Expr *upper = tail->upper ? buildTest(tail->upper) : nullptr;
-  Expr *step = tail->step ? buildTest(tail->step) : nullptr;
+  // children: expr sliceTail | sliceTail
+  auto *tail = static_cast<P::SliceTailContext *>(ctx->children.back());
+  Expr *lower = ctx->children.size() == 2 ? buildExpr(static_cast<P::ExprContext *>(ctx->children[0])) : nullptr;
+  Expr *upper = tail->upper ? buildExpr(tail->upper) : nullptr;
+  Expr *step = tail->step ? buildExpr(tail->step) : nullptr;
   return make<SliceExpr>(rangeOf(ctx), lower, upper, step);
 }
 
-Expr *ASTBuilder::buildAtom(P::AtomContext *ctx) {
-  // The first token tells the labelled alternative apart (cheaper than dynamic_cast).
+Expr *ASTBuilder::buildAtom(P::ExprContext *ctx) {
+  // A primary: the first token tells the alternative apart.
   antlr4::Token *first = ctx->getStart();
   switch (first->getType()) {
-  case P::NAME: return make<NameExpr>(rangeOf(first), first->getText());
+  case P::NAME: return make<NameExpr>(rangeOf(first), textOf(first).str());
   case P::INT: return buildInt(first);
   case P::FLOAT: return buildFloat(first);
-  case P::STRING: return buildString(static_cast<P::StringAtomContext *>(ctx));
+  case P::STRING: return buildString(ctx);
   case P::TRUE:
   case P::FALSE: return make<BoolLiteralExpr>(rangeOf(first), first->getType() == P::TRUE);
   case P::LBRACK: {
+    // children: '[' (expr (',' expr)* ','?)? ']'
     std::vector<Expr *> elements;
-    for (P::TestContext *test : static_cast<P::ListAtomContext *>(ctx)->test())
-      elements.push_back(buildTest(test));
+    for (size_t i = 1; i + 1 < ctx->children.size(); i += 2)
+      elements.push_back(buildExpr(static_cast<P::ExprContext *>(ctx->children[i])));
     return make<ListExpr>(rangeOf(ctx), std::move(elements));
   }
   default: break;
   }
-  auto *paren = static_cast<P::ParenAtomContext *>(ctx);
-  if (!paren->testList())
+  // children: '(' testList? ')'
+  if (ctx->children.size() == 2)
     return make<TupleExpr>(rangeOf(ctx), std::vector<Expr *>{});
-  Expr *inner = buildTestList(paren->testList());
+  Expr *inner = buildTestList(static_cast<P::TestListContext *>(ctx->children[1]));
   if (auto *tuple = llvm::dyn_cast<TupleExpr>(inner)) // the parentheses belong to the tuple
     return make<TupleExpr>(rangeOf(ctx), tuple->getElements());
   return inner;
 }
 
 Expr *ASTBuilder::buildInt(antlr4::Token *token) {
-  std::string spelling = token->getText();
+  llvm::StringRef spelling = textOf(token);
   int64_t value = 0;
-  if (llvm::StringRef(spelling).getAsInteger(10, value))
+  if (spelling.getAsInteger(10, value))
     error(rangeOf(token), "integer literal '" + spelling + "' does not fit in a 64-bit int");
   return make<IntLiteralExpr>(rangeOf(token), value);
 }
 
 Expr *ASTBuilder::buildFloat(antlr4::Token *token) {
-  std::string spelling = token->getText();
+  std::string spelling = textOf(token).str(); // strtod needs the terminating NUL
   double value = std::strtod(spelling.c_str(), nullptr);
   if (std::isinf(value))
     error(rangeOf(token), "floating-point literal '" + spelling + "' is out of range");
   return make<FloatLiteralExpr>(rangeOf(token), value);
 }
 
-Expr *ASTBuilder::buildString(P::StringAtomContext *ctx) {
+Expr *ASTBuilder::buildString(P::ExprContext *ctx) {
+  // children: STRING+ (adjacent literals concatenate)
   std::string value;
-  for (TerminalNode *piece : ctx->STRING())
-    decodeString(piece->getSymbol(), value);
+  for (ParseTree *piece : ctx->children)
+    decodeString(static_cast<TerminalNode *>(piece)->getSymbol(), value);
   return make<StringLiteralExpr>(rangeOf(ctx), std::move(value));
 }
 
 bool ASTBuilder::decodeString(antlr4::Token *token, std::string &out) {
-  std::string spelling = token->getText();
-  llvm::StringRef body = spelling;
+  llvm::StringRef body = textOf(token);
   size_t quotes = body.starts_with("\"\"\"") || body.starts_with("'''") ? 3 : 1;
   body = body.drop_front(quotes).drop_back(quotes);
   const char *bodyStart = rangeOf(token).Start.getPointer() + quotes;

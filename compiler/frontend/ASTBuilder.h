@@ -1,8 +1,8 @@
 //===- compiler/frontend/ASTBuilder.h - ANTLR parse tree to AST -----------===//
 //
-// Converts a syntactically valid parse tree into the AST. The grammar writes operator chains
-// as loops; the builder folds them (left for binary operators, right for `**` and `if`-`else`)
-// without recursion, so a long chain costs no stack. It reports the errors the grammar cannot
+// Converts a syntactically valid parse tree into the AST. Operator chains are nested to the
+// left in the parse tree (`expr` is left-recursive); the builder unwinds them, and runs of
+// prefix operators, with loops, so a long chain costs no stack. It reports the errors the grammar cannot
 // express: integer literals beyond int64, bad escapes, chained comparisons, invalid
 // assignment targets, keyword arguments out of order, unknown annotation types and
 // dimensions. Internal to the frontend.
@@ -35,7 +35,8 @@ private:
   }
   SourceRange rangeOf(antlr4::ParserRuleContext *ctx) const;
   SourceRange rangeOf(antlr4::Token *token) const;
-  SourceRange rangeOf(antlr4::tree::ParseTree *node) const;
+  /// A token's source text, straight from the buffer (ANTLR's getText() converts from UTF-32).
+  llvm::StringRef textOf(antlr4::Token *token) const;
   bool error(SourceRange range, const llvm::Twine &message);
 
   // statements
@@ -58,30 +59,26 @@ private:
 
   // expressions
   Expr *buildTestList(P::TestListContext *ctx);
-  Expr *buildTest(P::TestContext *ctx);
-  Expr *buildOrTest(P::OrTestContext *ctx);
-  Expr *buildAndTest(P::AndTestContext *ctx);
-  Expr *buildNotTest(P::NotTestContext *ctx);
-  Expr *buildComparison(P::ComparisonContext *ctx);
-  Expr *buildArith(P::ArithContext *ctx);
-  Expr *buildTerm(P::TermContext *ctx);
-  Expr *buildFactor(P::FactorContext *ctx);
-  Expr *buildPower(P::PowerContext *ctx);
-  Expr *buildAtomExpr(P::AtomExprContext *ctx);
-  Expr *buildCall(Expr *callee, P::CallTrailerContext *ctx);
-  Expr *buildSubscript(Expr *value, P::SubscriptTrailerContext *ctx);
+  /// Any expression; iterative along left-nested chains (`a + b + ...`, `f(x)[i].y`).
+  Expr *buildExpr(P::ExprContext *ctx);
+  /// A primary or a run of prefix operators (`not`, `-`) in front of an expression.
+  Expr *buildPrefixed(P::ExprContext *ctx);
+  /// Applies the operator or trailer of `ctx` (a continuing alternative) to `lhs`, the
+  /// already built left operand.
+  Expr *extend(Expr *lhs, P::ExprContext *ctx);
+  Expr *buildCall(Expr *callee, P::ExprContext *ctx);
+  Expr *buildSubscript(Expr *value, P::ExprContext *ctx);
   Expr *buildSlice(P::SubscriptContext *ctx);
-  Expr *buildAtom(P::AtomContext *ctx);
+  Expr *buildAtom(P::ExprContext *ctx);
   Expr *buildInt(antlr4::Token *token);
   Expr *buildFloat(antlr4::Token *token);
-  Expr *buildString(P::StringAtomContext *ctx);
+  Expr *buildString(P::ExprContext *ctx);
   bool decodeString(antlr4::Token *token, std::string &out);
-  /// Folds a grammar loop `operand (operator operand)*` to the left; `combine(op, lhs, rhs)`
-  /// makes one node.
-  template <typename Operand, typename Combine>
-  Expr *foldLeft(antlr4::ParserRuleContext *ctx, Expr *(ASTBuilder::*build)(Operand *), Combine combine);
   Expr *makeBinary(antlr4::Token *op, Expr *lhs, Expr *rhs);
-  Expr *applyPrefix(const std::vector<antlr4::tree::TerminalNode *> &ops, UnaryOp op, Expr *operand);
+  /// Reports `-not x`, `a == not b` and the like, which Python's grammar rejects.
+  void checkNotOperand(antlr4::Token *op, P::ExprContext *operand);
+  static bool isUnparenthesizedNot(P::ExprContext *ctx);
+  static bool isComparison(P::ExprContext *ctx);
 
   DiagnosticEngine &diag;
   const SourceText &text;

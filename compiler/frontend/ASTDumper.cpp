@@ -40,20 +40,33 @@ std::string quoteString(llvm::StringRef value) {
   return out + "\"";
 }
 
+/// Levels of indentation printed as spaces; deeper lines say their depth instead (a chain
+/// `a + b + ...` of 300 000 terms nests that deep, and spaces would make the dump quadratic).
+constexpr unsigned kMaxIndentLevels = 100;
+
+/// Prints a tree without recursion: a stack of lines still to print, children pushed in
+/// reverse so they come out in source order.
 class Dumper {
 public:
-  Dumper(const DiagnosticEngine &diag, llvm::raw_ostream &os, unsigned indent)
-      : diag(diag), os(os), indent(indent) {}
+  Dumper(const DiagnosticEngine &diag, llvm::raw_ostream &os) : diag(diag), os(os) {}
 
-  void dump(const Node *node, llvm::StringRef role = "");
+  void dump(const Node *root, unsigned indent);
 
 private:
-  void line(llvm::StringRef role, const llvm::Twine &text, const Node *node);
-  void children(const Node *node);
-  void body(llvm::StringRef role, const Body &stmts);
-  void child(llvm::StringRef role, const Node *node) {
+  /// One line to print: a node (with its role, if any), or a header such as `body:` that
+  /// groups the statements after it.
+  struct Item {
+    std::string role;
+    const Node *node; ///< null for a header
+    unsigned indent;
+  };
+
+  void line(const Item &item);
+  void children(const Node *node, unsigned indent);
+  void body(llvm::StringRef role, const Body &stmts, unsigned indent);
+  void child(llvm::StringRef role, const Node *node, unsigned indent) {
     if (node)
-      dump(node, role);
+      pending.push_back({role.str(), node, indent});
   }
   std::string describe(const Node *node);
   std::string describeTensor(const TensorTypeExpr *tensor);
@@ -61,7 +74,8 @@ private:
 
   const DiagnosticEngine &diag;
   llvm::raw_ostream &os;
-  unsigned indent;
+  std::vector<Item> stack;   ///< lines still to print, the next one last
+  std::vector<Item> pending; ///< children of the node being printed, in source order
 };
 
 std::string Dumper::location(SourceRange range) {
@@ -71,14 +85,17 @@ std::string Dumper::location(SourceRange range) {
          std::to_string(endLine) + ":" + std::to_string(endCol) + ">";
 }
 
-void Dumper::line(llvm::StringRef role, const llvm::Twine &text, const Node *node) {
-  os.indent(indent * 2);
-  std::string content = text.str();
-  if (!role.empty())
-    os << role << (content.empty() ? ":" : ": ");
+void Dumper::line(const Item &item) {
+  if (item.indent > kMaxIndentLevels)
+    os.indent(kMaxIndentLevels * 2) << "+" << item.indent - kMaxIndentLevels << " ";
+  else
+    os.indent(item.indent * 2);
+  std::string content = item.node ? describe(item.node) : "";
+  if (!item.role.empty())
+    os << item.role << (content.empty() ? ":" : ": ");
   os << content;
-  if (node)
-    os << " " << location(node->getRange());
+  if (item.node)
+    os << " " << location(item.node->getRange());
   os << "\n";
 }
 
@@ -123,82 +140,87 @@ std::string Dumper::describe(const Node *node) {
   }
 }
 
-void Dumper::dump(const Node *node, llvm::StringRef role) {
-  line(role, describe(node), node);
-  ++indent;
-  children(node);
-  --indent;
+void Dumper::dump(const Node *root, unsigned indent) {
+  stack.push_back({"", root, indent});
+  while (!stack.empty()) {
+    Item item = std::move(stack.back());
+    stack.pop_back();
+    line(item);
+    if (!item.node)
+      continue;
+    children(item.node, item.indent + 1);
+    stack.insert(stack.end(), std::make_move_iterator(pending.rbegin()), std::make_move_iterator(pending.rend()));
+    pending.clear();
+  }
 }
 
-void Dumper::body(llvm::StringRef role, const Body &stmts) {
+void Dumper::body(llvm::StringRef role, const Body &stmts, unsigned indent) {
   if (stmts.empty())
     return;
-  line(role, "", nullptr);
-  ++indent;
+  pending.push_back({role.str(), nullptr, indent});
   for (const Stmt *stmt : stmts)
-    dump(stmt);
-  --indent;
+    pending.push_back({"", stmt, indent + 1});
 }
 
-void Dumper::children(const Node *node) {
+void Dumper::children(const Node *node, unsigned indent) {
   switch (node->getKind()) {
   case NodeKind::FunctionDef: {
     const auto *def = llvm::cast<FunctionDefStmt>(node);
     for (const Param *param : def->getParams())
-      dump(param);
-    child("returns", def->getReturnAnnotation());
-    return body("body", def->getBody());
+      child("", param, indent);
+    child("returns", def->getReturnAnnotation(), indent);
+    return body("body", def->getBody(), indent);
   }
   case NodeKind::Param:
-    child("type", llvm::cast<Param>(node)->getAnnotation());
-    return child("default", llvm::cast<Param>(node)->getDefault());
+    child("type", llvm::cast<Param>(node)->getAnnotation(), indent);
+    return child("default", llvm::cast<Param>(node)->getDefault(), indent);
   case NodeKind::Assign:
-    child("target", llvm::cast<AssignStmt>(node)->getTarget());
-    child("type", llvm::cast<AssignStmt>(node)->getAnnotation());
-    return child("value", llvm::cast<AssignStmt>(node)->getValue());
+    child("target", llvm::cast<AssignStmt>(node)->getTarget(), indent);
+    child("type", llvm::cast<AssignStmt>(node)->getAnnotation(), indent);
+    return child("value", llvm::cast<AssignStmt>(node)->getValue(), indent);
   case NodeKind::AugAssign:
-    child("target", llvm::cast<AugAssignStmt>(node)->getTarget());
-    return child("value", llvm::cast<AugAssignStmt>(node)->getValue());
+    child("target", llvm::cast<AugAssignStmt>(node)->getTarget(), indent);
+    return child("value", llvm::cast<AugAssignStmt>(node)->getValue(), indent);
   case NodeKind::For:
-    child("target", llvm::cast<ForStmt>(node)->getTarget());
-    child("iterable", llvm::cast<ForStmt>(node)->getIterable());
-    return body("body", llvm::cast<ForStmt>(node)->getBody());
+    child("target", llvm::cast<ForStmt>(node)->getTarget(), indent);
+    child("iterable", llvm::cast<ForStmt>(node)->getIterable(), indent);
+    return body("body", llvm::cast<ForStmt>(node)->getBody(), indent);
   case NodeKind::If:
-    child("cond", llvm::cast<IfStmt>(node)->getCond());
-    body("then", llvm::cast<IfStmt>(node)->getThenBody());
-    return body("else", llvm::cast<IfStmt>(node)->getElseBody());
+    child("cond", llvm::cast<IfStmt>(node)->getCond(), indent);
+    body("then", llvm::cast<IfStmt>(node)->getThenBody(), indent);
+    return body("else", llvm::cast<IfStmt>(node)->getElseBody(), indent);
   case NodeKind::While:
-    child("cond", llvm::cast<WhileStmt>(node)->getCond());
-    return body("body", llvm::cast<WhileStmt>(node)->getBody());
+    child("cond", llvm::cast<WhileStmt>(node)->getCond(), indent);
+    return body("body", llvm::cast<WhileStmt>(node)->getBody(), indent);
   case NodeKind::Assert:
-    child("cond", llvm::cast<AssertStmt>(node)->getCond());
-    return child("message", llvm::cast<AssertStmt>(node)->getMessage());
+    child("cond", llvm::cast<AssertStmt>(node)->getCond(), indent);
+    return child("message", llvm::cast<AssertStmt>(node)->getMessage(), indent);
   case NodeKind::IfExp:
-    child("then", llvm::cast<IfExpExpr>(node)->getThenValue());
-    child("cond", llvm::cast<IfExpExpr>(node)->getCond());
-    return child("else", llvm::cast<IfExpExpr>(node)->getElseValue());
+    child("then", llvm::cast<IfExpExpr>(node)->getThenValue(), indent);
+    child("cond", llvm::cast<IfExpExpr>(node)->getCond(), indent);
+    return child("else", llvm::cast<IfExpExpr>(node)->getElseValue(), indent);
   case NodeKind::Call: {
     const auto *call = llvm::cast<CallExpr>(node);
-    child("callee", call->getCallee());
+    child("callee", call->getCallee(), indent);
     for (const Expr *arg : call->getArgs())
-      dump(arg);
+      child("", arg, indent);
     for (const KeywordArg &kwarg : call->getKeywordArgs())
-      dump(kwarg.value, "kwarg '" + kwarg.name + "'");
+      child("kwarg '" + kwarg.name + "'", kwarg.value, indent);
     return;
   }
   case NodeKind::Slice:
-    child("lower", llvm::cast<SliceExpr>(node)->getLower());
-    child("upper", llvm::cast<SliceExpr>(node)->getUpper());
-    return child("step", llvm::cast<SliceExpr>(node)->getStep());
+    child("lower", llvm::cast<SliceExpr>(node)->getLower(), indent);
+    child("upper", llvm::cast<SliceExpr>(node)->getUpper(), indent);
+    return child("step", llvm::cast<SliceExpr>(node)->getStep(), indent);
   default: break;
   }
-  forEachChild(node, [&](const Node *c) { dump(c); });
+  forEachChild(node, [&](const Node *c) { child("", c, indent); });
 }
 
 } // namespace
 
 void dumpNode(const Node *node, const DiagnosticEngine &diag, llvm::raw_ostream &os, unsigned indent) {
-  Dumper(diag, os, indent).dump(node);
+  Dumper(diag, os).dump(node, indent);
 }
 
 void dumpAST(const Module &module, const DiagnosticEngine &diag, llvm::raw_ostream &os) {

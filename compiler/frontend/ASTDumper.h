@@ -3,7 +3,9 @@
 // A stable, deterministic, indented dump of a Module: one node per line, its kind, its
 // salient fields, and its source range as <line:col-line:col> (1-based, end exclusive).
 // A child that plays a named role is prefixed with it (`cond:`, `default:`, `kwarg 'axis':`).
-// Golden tests pin this format; docs/testing.md describes it.
+// Lines deeper than 100 levels are indented 100 levels and say how many more (`+7902 Name`),
+// so a 300 000-term chain dumps in linear space. Golden tests pin this format; docs/testing.md
+// describes it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DLM_COMPILER_FRONTEND_ASTDUMPER_H

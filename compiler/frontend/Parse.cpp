@@ -22,6 +22,37 @@ using grammar::DlmParser;
 
 namespace {
 
+/// Thrown by DepthLimitedParser: expressions nest deeper than kMaxNestingDepth.
+struct TooDeeplyNested {
+  antlr4::Token *at;
+};
+
+/// The generated parser, which recurses once per nested (not chained) operand: `- - x`,
+/// `a ** b ** c`, `a if c else b if d else e`. Counting those levels keeps the C stack bounded
+/// on input such as 300 000 unary minus signs; a chain `a + b + c` is a loop and costs none.
+class DepthLimitedParser : public DlmParser {
+public:
+  using DlmParser::DlmParser;
+
+  void enterRecursionRule(antlr4::ParserRuleContext *localctx, size_t state, size_t ruleIndex,
+                          int precedence) override {
+    if (++depth > kMaxNestingDepth)
+      throw TooDeeplyNested{getCurrentToken()};
+    DlmParser::enterRecursionRule(localctx, state, ruleIndex, precedence);
+  }
+  void unrollRecursionContexts(antlr4::ParserRuleContext *parentctx) override {
+    --depth;
+    DlmParser::unrollRecursionContexts(parentctx);
+  }
+  void reset() override {
+    depth = 0;
+    DlmParser::reset();
+  }
+
+private:
+  size_t depth = 0;
+};
+
 /// The lexer, token stream and parser of one buffer, wired to one error collector.
 struct ParseSession {
   ParseSession(const SourceText &text)
@@ -32,8 +63,21 @@ struct ParseSession {
   }
 
   /// SLL with a bail-out strategy first (fast, no recovery); on failure full LL with dlm's
-  /// error strategy and messages.
+  /// error strategy and messages. Null after a "too deeply nested" error.
   DlmParser::FileContext *parse() {
+    try {
+      return parseTwoStage();
+    } catch (TooDeeplyNested &e) {
+      const SourceText &text = errors.getText();
+      errors.lexerError(text.getRange(e.at->getStartIndex(), e.at->getStopIndex()),
+                        "too deeply nested: more than " + std::to_string(kMaxNestingDepth) +
+                            " levels of nesting",
+                        /*fatal=*/true);
+      return nullptr;
+    }
+  }
+
+  DlmParser::FileContext *parseTwoStage() {
     parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(
         antlr4::atn::PredictionMode::SLL);
     parser.setErrorHandler(std::make_shared<antlr4::BailErrorStrategy>());
@@ -55,7 +99,7 @@ struct ParseSession {
   antlr4::ANTLRInputStream input;
   IndentingTokenizer lexer;
   antlr4::CommonTokenStream tokens;
-  DlmParser parser;
+  DepthLimitedParser parser;
   DlmErrorListener listener;
 };
 
@@ -67,7 +111,8 @@ bool checkEncoding(DiagnosticEngine &diag, llvm::StringRef buffer) {
   return diag.error(llvm::SMLoc::getFromPointer(buffer.data() + *bad), "invalid UTF-8 in source file");
 }
 
-/// Reports the first node deeper than kMaxNestingDepth. Iterative: the tree may be deep.
+/// Reports the first node deeper than kMaxNestingDepth. Iterative: the tree may be deep. The
+/// left operand of a binary operator sits at its operator's depth (see kMaxNestingDepth).
 bool checkNestingDepth(DiagnosticEngine &diag, const Module &module) {
   std::vector<std::pair<const Node *, unsigned>> stack;
   for (const Stmt *stmt : module.getBody())
@@ -78,7 +123,10 @@ bool checkNestingDepth(DiagnosticEngine &diag, const Module &module) {
     if (depth > kMaxNestingDepth)
       return diag.error(node->getRange(), "too deeply nested: more than " +
                                               llvm::Twine(kMaxNestingDepth) + " levels of nesting");
-    forEachChild(node, [&, depth = depth](const Node *child) { stack.emplace_back(child, depth + 1); });
+    const auto *binary = llvm::dyn_cast<BinaryExpr>(node);
+    forEachChild(node, [&, depth = depth](const Node *child) {
+      stack.emplace_back(child, binary && child == binary->getLHS() ? depth : depth + 1);
+    });
   }
   return true;
 }

@@ -224,11 +224,19 @@ Operand Sema::tupleArith(BinaryOp op, const Operand &lhs, const Operand &rhs, ll
 }
 
 Operand Sema::binary(const BinaryExpr &e) {
-  Operand lhs = expr(*e.getLHS());
-  Operand rhs = expr(*e.getRHS());
-  Operand r = binaryOp(e.getOp(), lhs, rhs, e.getRange(), e.getOpRange());
-  r.expr = &e;
-  return r;
+  // `a + b + c + ...` nests to the left, as deep as the chain is long (the parser allows
+  // chains of any length): walk down the left spine with a loop, then evaluate from the
+  // innermost operator out, left operand before right as in the recursive form.
+  std::vector<const BinaryExpr *> spine{&e};
+  while (const auto *inner = llvm::dyn_cast<BinaryExpr>(spine.back()->getLHS()))
+    spine.push_back(inner);
+  Operand lhs = expr(*spine.back()->getLHS());
+  for (auto it = spine.rbegin(); it != spine.rend(); ++it) {
+    Operand rhs = expr(*(*it)->getRHS());
+    lhs = binaryOp((*it)->getOp(), lhs, rhs, (*it)->getRange(), (*it)->getOpRange());
+    lhs.expr = *it;
+  }
+  return lhs;
 }
 
 /// True for bool or bool[] (a 0-d bool tensor).

@@ -7,6 +7,13 @@ INPUTS = {
     "nested-parens": b"x = " + b"(" * 20000 + b"1" + b")" * 20000 + b"\n",
     # One 300 000-term sum on one line.
     "long-sum": b"x = " + b" + ".join([b"1"] * 300000) + b"\n",
+    # The same sum, printed: it compiles and runs.
+    "long-sum-print": b"x = " + b" + ".join([b"1"] * 300000) + b"\nprint(x)\n",
+    # A 300 000-term chain of tensor operators that sema cannot fold: 300 000 SSA ops.
+    "long-tensor-sum": b"t = ones(3)\nx = t" + b" + t - t" * 150000 + b"\nprint(x)\n",
+    # 300 000 right-nested operators: the parser recurses once per level.
+    "long-power": b"x = " + b" ** ".join([b"2"] * 300000) + b"\n",
+    "long-neg": b"x = " + b"-" * 300000 + b"1\n",
     # A line of a little over 1 MB: a valid string literal.
     "long-line": b'x = "' + b"a" * (1 << 20) + b'"\nprint(x)\n',
     # A 1 MB line with a syntax error near its end.
