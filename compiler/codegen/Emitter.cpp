@@ -11,7 +11,9 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/codegen/Emitter.h"
 
+#include "compiler/codegen/ElementCode.h"
 #include "compiler/ir/OpRegistry.h"
+#include "compiler/opt/FusedOp.h"
 #include "runtime/DType.h"
 
 #include "llvm/IR/IRBuilder.h"
@@ -40,15 +42,6 @@ Repr reprOf(const Type &t) {
   return Repr::Unsupported;
 }
 
-/// PyTorch/NumPy-style promotion of two dtypes, as the runtime's kernels do it for operands of
-/// equal rank (kernels/cpu/CpuKernels.cpp): the higher category wins, then the wider type.
-int category(DType t) { return t == DType::Bool ? 0 : isFloat(t) ? 2 : 1; }
-DType promote(DType a, DType b) {
-  if (a == b) return a;
-  if (category(a) != category(b)) return category(a) > category(b) ? a : b;
-  return dtypeSize(a) >= dtypeSize(b) ? a : b;
-}
-
 class Emitter {
 public:
   Emitter(const Graph &g, const Structure &s, llvm::LLVMContext &ctx, const EmitOptions &options,
@@ -57,6 +50,7 @@ public:
 
   std::unique_ptr<llvm::Module> run() {
     m = std::make_unique<llvm::Module>("dlm." + g.name(), ctx);
+    code = std::make_unique<ElementCode>(b, *m);
     ptrTy = llvm::PointerType::get(ctx, 0);
     valueTy = llvm::StructType::get(ctx, {ptrTy, ptrTy});
     slots.resize(g.numNodes());
@@ -115,16 +109,7 @@ private:
     at.SetInsertPoint(next);
   }
 
-  llvm::Type *scalarType(DType t) {
-    switch (t) {
-    case DType::F32: return b.getFloatTy();
-    case DType::F64: return b.getDoubleTy();
-    case DType::I32: return b.getInt32Ty();
-    case DType::I64: return b.getInt64Ty();
-    case DType::Bool: return b.getInt1Ty();
-    }
-    return b.getInt64Ty();
-  }
+  llvm::Type *scalarType(DType t) { return code->scalarType(t); }
 
   // --- constants and globals ------------------------------------------------------------
   llvm::Constant *cstr(const std::string &text) {
@@ -451,7 +436,7 @@ private:
     if (s.roles[n.id] == NodeRole::CondMerge) return emitCondMerge(n);
     if (n.op == "const" && emitConst(n)) return;
     if (allScalar(n) && emitScalarOp(n)) return;
-    if (emitTensorLoop(n)) return;
+    if (emitElementwise(n)) return;
     emitKernelCall(n);
   }
 
@@ -518,99 +503,40 @@ private:
     return true;
   }
 
-  /// Converts a scalar like the runtime's casts (static_cast); false for float -> int, whose
-  /// out-of-range behaviour is left to the kernel.
-  llvm::Value *convert(llvm::Value *v, DType from, DType to) {
-    if (from == to) return v;
-    llvm::Type *ty = scalarType(to);
-    if (to == DType::Bool)
-      return isFloat(from) ? b.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0))
-                           : b.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
-    if (isFloat(to)) {
-      if (isFloat(from)) return b.CreateFPCast(v, ty);
-      return from == DType::Bool ? b.CreateUIToFP(v, ty) : b.CreateSIToFP(v, ty);
-    }
-    if (isFloat(from)) return nullptr;
-    return from == DType::Bool ? b.CreateZExt(v, ty) : b.CreateSExtOrTrunc(v, ty);
-  }
-
-  /// Elementwise ops with exactly the kernels' semantics on one element per operand (`args`,
-  /// of dtypes `types`): used for scalar ops and inside generated tensor loops. Returns null to
-  /// leave the op to its kernel.
-  llvm::Value *elementOp(const Node &n, llvm::ArrayRef<llvm::Value *> args, llvm::ArrayRef<DType> types) {
-    DType dt = n.results[0].dtype();
-    const std::string &op = n.op;
-    bool fp = isFloat(dt);
-    auto arg = [&](size_t i, DType to) { return convert(args[i], types[i], to); };
-    size_t arity = args.size();
-    if ((op == "add" || op == "sub" || op == "mul" || op == "div") && arity == 2 && dt != DType::Bool) {
-      if (op == "div" && !fp) return nullptr;
-      llvm::Value *x = arg(0, dt), *y = arg(1, dt);
-      if (!x || !y) return nullptr;
-      if (op == "add") return fp ? b.CreateFAdd(x, y) : b.CreateAdd(x, y);
-      if (op == "sub") return fp ? b.CreateFSub(x, y) : b.CreateSub(x, y);
-      if (op == "mul") return fp ? b.CreateFMul(x, y) : b.CreateMul(x, y);
-      return b.CreateFDiv(x, y);
-    }
-    if ((op == "maximum" || op == "minimum") && arity == 2 && dt != DType::Bool) {
-      llvm::Value *x = arg(0, dt), *y = arg(1, dt);
-      if (!x || !y) return nullptr;
-      bool mx = op == "maximum";
-      if (!fp) return b.CreateSelect(mx ? b.CreateICmpSGT(x, y) : b.CreateICmpSLT(x, y), x, y);
-      llvm::Value *pick = b.CreateSelect(mx ? b.CreateFCmpOGT(x, y) : b.CreateFCmpOLT(x, y), x, y);
-      return b.CreateSelect(b.CreateFCmpUNO(x, y), b.CreateFAdd(x, y), pick);
-    }
-    if (op == "neg" && arity == 1 && dt != DType::Bool) {
-      llvm::Value *x = arg(0, dt);
-      if (!x) return nullptr;
-      return fp ? b.CreateFNeg(x) : b.CreateNeg(x);
-    }
-    if (isComparison(op) && arity == 2 && dt == DType::Bool) {
-      DType ct = promote(types[0], types[1]);
-      llvm::Value *x = arg(0, ct), *y = arg(1, ct);
-      if (!x || !y) return nullptr;
-      return compare(op, ct, x, y);
-    }
-    if ((op == "logical_and" || op == "logical_or") && arity == 2 && dt == DType::Bool) {
-      llvm::Value *x = arg(0, DType::Bool), *y = arg(1, DType::Bool);
-      return op == "logical_and" ? b.CreateAnd(x, y) : b.CreateOr(x, y);
-    }
-    if (op == "logical_not" && arity == 1 && dt == DType::Bool) return b.CreateNot(arg(0, DType::Bool));
-    if (op == "cast" && arity == 1) return arg(0, dt);
-    if (op == "where" && arity == 3) {
-      llvm::Value *c = arg(0, DType::Bool), *x = arg(1, dt), *y = arg(2, dt);
-      if (!x || !y) return nullptr;
-      return b.CreateSelect(c, x, y);
-    }
-    return nullptr;
-  }
-
   std::vector<DType> operandTypes(const Node &n) {
     std::vector<DType> types;
     for (ValueRef v : n.inputs) types.push_back(g.typeOf(v).dtype());
     return types;
   }
 
-  bool emitScalarOp(const Node &n) {
-    std::vector<llvm::Value *> args;
-    for (ValueRef v : n.inputs) args.push_back(load(v));
-    llvm::Value *r = elementOp(n, args, operandTypes(n));
-    if (!r) return false;
-    store({n.id, 0}, r);
-    return true;
+  /// The elementwise expression n computes: a `fused` node's body, or n itself as one
+  /// statement (a registry elementwise op without attributes, or cast); nullopt otherwise.
+  std::optional<ElementBody> elementBody(const Node &n) {
+    if (n.numResults() != 1 || n.inputs.empty() || !n.results[0].isTensor()) return std::nullopt;
+    if (n.op == "fused") {
+      const AttrValue *text = n.attr("body");
+      const std::string *body = text ? std::get_if<std::string>(text) : nullptr;
+      if (!body) return std::nullopt;
+      return opt::parseFusedBody(*body, n.inputs.size());
+    }
+    const OpInfo *info = OpRegistry::get().lookup(n.op);
+    if (!info || !info->elementwise || !(n.attrs.empty() || n.op == "cast")) return std::nullopt;
+    opt::FusedStatement st;
+    st.op = n.op;
+    for (unsigned i = 0; i < n.inputs.size(); ++i) st.operands.push_back(i);
+    st.dtype = n.results[0].dtype();
+    return ElementBody{st};
   }
 
-  /// Whether elementOp handles n (tried on placeholder operands in a scratch block).
-  bool supportsElementOp(const Node &n) {
-    llvm::IRBuilderBase::InsertPointGuard keep(b);
-    auto *scratch = llvm::BasicBlock::Create(ctx, "probe", mainFn);
-    b.SetInsertPoint(scratch);
+  /// An elementwise op (or a fused node) on scalars: inline instructions in registers.
+  bool emitScalarOp(const Node &n) {
+    std::optional<ElementBody> body = elementBody(n);
     std::vector<DType> types = operandTypes(n);
+    if (!body || !code->supports(*body, types)) return false;
     std::vector<llvm::Value *> args;
-    for (DType t : types) args.push_back(llvm::PoisonValue::get(scalarType(t)));
-    bool ok = elementOp(n, args, types) != nullptr;
-    scratch->eraseFromParent();
-    return ok;
+    for (ValueRef v : n.inputs) args.push_back(load(v));
+    store({n.id, 0}, code->body(*body, args, types));
+    return true;
   }
 
   /// Counts, per resolved value, its readers (Exits apart): a tensor read once may be updated
@@ -643,127 +569,166 @@ private:
     return s.roles[r.node] == NodeRole::LoopMerge && nInBody;
   }
 
-  /// An elementwise op on same-shape tensors (and scalars) as one loop over dense memory,
-  /// updating an operand in place when it can be donated. Operands that are not dense at run
-  /// time take the kernel instead.
-  bool emitTensorLoop(const Node &n) {
-    if (n.numResults() != 1 || repr({n.id, 0}) != Repr::Tensor || n.inputs.empty()) return false;
+  /// An elementwise op or a fused node with a tensor result as one loop nest over the output
+  /// (ElementCode::loopFunction), its body inlined as scalar code: operands broadcast by
+  /// strides (the broadcast pattern is read from the static types: an operand dim equal to the
+  /// result's runs along it, a static 1 is broadcast; anything else takes the kernel), views
+  /// are first copied dense, and the output takes over a donated operand's buffer when it can
+  /// (in place). Output dims of static size 1 are dropped and adjacent dims along which every
+  /// operand runs alike are merged, so same-shape operands make one flat loop.
+  bool emitElementwise(const Node &n) {
+    if (n.numResults() != 1 || repr({n.id, 0}) != Repr::Tensor) return false;
+    std::optional<ElementBody> body = elementBody(n);
+    if (!body || body->empty()) return false;
     const Type &result = n.results[0];
-    for (ValueRef v : n.inputs) {
-      Repr r = repr(v);
-      if (r == Repr::Scalar) continue;
-      if (r != Repr::Tensor || g.typeOf(v).shape() != result.shape()) return false;
-    }
-    if (!supportsElementOp(n)) return false;
+    const Shape &shape = result.shape();
+    size_t rank = shape.size(), numIn = n.inputs.size();
     std::vector<DType> types = operandTypes(n);
-    std::vector<llvm::Value *> values, data;
-    llvm::Value *dense = b.getTrue(), *like = nullptr;
-    std::optional<ValueRef> donor;
-    for (ValueRef v : n.inputs) {
-      values.push_back(load(v));
-      if (repr(v) != Repr::Tensor) {
-        data.push_back(nullptr);
-        continue;
+    // runs[k][d]: operand k runs along output dim d (tensor operands only).
+    std::vector<std::vector<bool>> runs(numIn, std::vector<bool>(rank, false));
+    std::vector<bool> isTensor(numIn, false);
+    for (size_t k = 0; k < numIn; ++k) {
+      Repr r = repr(n.inputs[k]);
+      if (r == Repr::Scalar) continue;
+      if (r != Repr::Tensor) return false;
+      isTensor[k] = true;
+      const Shape &in = g.typeOf(n.inputs[k]).shape();
+      if (in.size() > rank) return false;
+      size_t lead = rank - in.size();
+      for (size_t d = lead; d < rank; ++d) {
+        const Dim &dim = in[d - lead];
+        if (dim == shape[d]) runs[k][d] = true;
+        else if (!(dim.isStatic() && dim.size() == 1)) return false;
       }
-      if (!like) like = values.back();
-      ValueRef r = s.resolve(g, v);
-      if (!donor && g.typeOf(v).dtype() == result.dtype() && donatable(n, r, currentBody)) donor = r;
-      data.push_back(b.CreateCall(rt("dlm_tensor_dense_data", ptrTy, {ptrTy}), {values.back()}));
-      dense = b.CreateAnd(dense, b.CreateIsNotNull(data.back()));
     }
-    auto *fast = llvm::BasicBlock::Create(ctx, "loop." + llvm::Twine(n.id), mainFn);
-    auto *slow = llvm::BasicBlock::Create(ctx, "kernel." + llvm::Twine(n.id), mainFn);
-    auto *join = llvm::BasicBlock::Create(ctx, "done." + llvm::Twine(n.id), mainFn);
-    b.CreateCondBr(dense, fast, slow);
-    b.SetInsertPoint(fast);
+    auto unit = [&](size_t d) { return shape[d].isStatic() && shape[d].size() == 1; };
+    // The operand whose run-time shape gives output dim d (a symbolic dim), if any.
+    auto source = [&](size_t d) -> std::optional<size_t> {
+      for (size_t k = 0; k < numIn; ++k)
+        if (runs[k][d]) return k;
+      return std::nullopt;
+    };
+    struct LoopDim {
+      std::vector<size_t> dims; ///< merged output dims
+      std::vector<bool> full;   ///< per operand
+    };
+    std::vector<LoopDim> loops;
+    for (size_t d = 0; d < rank; ++d) {
+      if (unit(d)) continue;
+      if (!shape[d].isStatic() && !source(d)) return false;
+      std::vector<bool> full(numIn);
+      for (size_t k = 0; k < numIn; ++k) full[k] = runs[k][d];
+      if (!loops.empty() && loops.back().full == full) loops.back().dims.push_back(d);
+      else loops.push_back({{d}, full});
+    }
+    if (!code->supports(*body, types)) return false;
+
     llvm::Value *null = llvm::ConstantPointerNull::get(ptrTy);
+    std::vector<llvm::Value *> values;
+    for (ValueRef v : n.inputs) values.push_back(load(v));
+    auto dimValue = [&](size_t d) -> llvm::Value * {
+      if (shape[d].isStatic()) return b.getInt64(shape[d].size());
+      size_t k = *source(d);
+      size_t lead = rank - g.typeOf(n.inputs[k]).rank();
+      llvm::Value *dims = b.CreateCall(rt("dlm_tensor_shape", ptrTy, {ptrTy}), {values[k]});
+      return b.CreateLoad(i64(), b.CreateConstInBoundsGEP1_64(i64(), dims, d - lead));
+    };
+    std::vector<llvm::Value *> dims(rank);
+    for (size_t d = 0; d < rank; ++d) dims[d] = dimValue(d);
+
+    // The output: output_like (donor or fresh) when an operand has its shape, else empty.
+    std::optional<ValueRef> donor;
+    llvm::Value *like = nullptr;
+    for (size_t k = 0; k < numIn; ++k) {
+      if (!isTensor[k] || g.typeOf(n.inputs[k]).shape() != shape) continue;
+      if (!like) like = values[k];
+      ValueRef r = s.resolve(g, n.inputs[k]);
+      if (!donor && types[k] == result.dtype() && donatable(n, r, currentBody)) donor = r;
+    }
+    llvm::Value *dt = b.getInt32((int)result.dtype()), *out;
     llvm::Value *donorValue = donor ? b.CreateLoad(ptrTy, slot(*donor)) : null;
-    llvm::Value *out = b.CreateCall(rt("dlm_tensor_output_like", ptrTy, {ptrTy, i32(), ptrTy}),
-                                    {donorValue, b.getInt32((int)result.dtype()), like});
+    if (like) {
+      out = b.CreateCall(rt("dlm_tensor_output_like", ptrTy, {ptrTy, i32(), ptrTy}), {donorValue, dt, like});
+    } else {
+      llvm::AllocaInst *shapeArray = entryAlloca(i64(), (unsigned)rank);
+      for (size_t d = 0; d < rank; ++d) b.CreateStore(dims[d], b.CreateConstInBoundsGEP1_64(i64(), shapeArray, d));
+      out = b.CreateCall(rt("dlm_tensor_empty", ptrTy, {i32(), i32(), ptrTy}), {dt, b.getInt32((int)rank), shapeArray});
+    }
     checkFailure(b.CreateIsNull(out), n);
     if (donor) b.CreateStore(b.CreateSelect(b.CreateICmpEQ(out, donorValue), null, donorValue), slot(*donor));
-    llvm::Value *po = b.CreateCall(rt("dlm_tensor_dense_data", ptrTy, {ptrTy}), {out});
-    std::optional<int64_t> staticCount = result.staticNumElements();
-    llvm::Value *count = staticCount ? (llvm::Value *)b.getInt64(*staticCount)
-                                     : b.CreateCall(rt("dlm_tensor_numel", i64(), {ptrTy}), {like});
-    std::vector<llvm::Value *> operands = {po, count};
-    for (size_t k = 0; k < values.size(); ++k) operands.push_back(data[k] ? data[k] : values[k]);
-    b.CreateCall(elementLoopFunction(n, types, data), operands);
+
+    // Operands: a scalar's value, a tensor's dense data (of a contiguous copy for a view).
+    // The output is dense (fresh, or a donor output_like checked), so its data address is
+    // enough; an operand that is the output itself (updated in place) has the same data.
+    llvm::Value *outData = b.CreateCall(rt("dlm_tensor_data", ptrTy, {ptrTy}), {out});
+    std::vector<llvm::Value *> args = {outData};
+    for (const LoopDim &loop : loops) {
+      llvm::Value *extent = nullptr;
+      for (size_t d : loop.dims) extent = extent ? b.CreateMul(extent, dims[d], "", true, true) : dims[d];
+      args.push_back(extent);
+    }
+    std::vector<llvm::Value *> copies;
+    std::vector<LoopOperand> operands;
+    for (size_t k = 0; k < numIn; ++k) {
+      LoopOperand operand;
+      operand.dtype = types[k];
+      operand.tensor = isTensor[k];
+      for (const LoopDim &loop : loops) operand.full.push_back(loop.full[k]);
+      operands.push_back(operand);
+      if (!isTensor[k]) {
+        args.push_back(values[k]);
+        continue;
+      }
+      bool inPlace = donor && s.resolve(g, n.inputs[k]) == *donor;
+      auto [data, copy] = denseData(values[k], n, inPlace ? out : nullptr, outData);
+      args.push_back(data);
+      copies.push_back(copy);
+    }
+    std::string name = (n.op == "fused" ? "dlm_fused." : "dlm_elementwise.") + std::to_string(n.id);
+    b.CreateCall(code->loopFunction(name, *body, operands, loops.size()), args);
+    for (llvm::Value *copy : copies) release(b, copy);
     store({n.id, 0}, out);
-    b.CreateBr(join);
-    b.SetInsertPoint(slow);
-    emitKernelCall(n);
-    b.CreateBr(join);
-    b.SetInsertPoint(join);
     return true;
   }
 
-  llvm::Type *memoryType(DType t) { return t == DType::Bool ? b.getInt8Ty() : scalarType(t); }
-
-  /// An internal function `void dlm_elementwise.N(ptr out, i64 count, operands...)` running
-  /// for (i = 0; i < count; ++i) out[i] = op(operands at i), where a tensor operand is a data
-  /// pointer and a scalar operand its value: a small function LLVM vectorises on its own (and
-  /// one place for a fused region's body when the optimizer produces them).
-  llvm::Function *elementLoopFunction(const Node &n, llvm::ArrayRef<DType> types,
-                                      llvm::ArrayRef<llvm::Value *> data) {
-    std::vector<llvm::Type *> params = {ptrTy, i64()};
-    for (size_t k = 0; k < types.size(); ++k) params.push_back(data[k] ? (llvm::Type *)ptrTy : scalarType(types[k]));
-    auto *fn = llvm::Function::Create(llvm::FunctionType::get(voidTy(), params, false),
-                                      llvm::Function::InternalLinkage, "dlm_elementwise." + llvm::Twine(n.id), m.get());
-    fn->addFnAttr(llvm::Attribute::NoUnwind);
-    llvm::IRBuilderBase::InsertPointGuard keep(b);
-    auto *entry = llvm::BasicBlock::Create(ctx, "entry", fn);
-    auto *body = llvm::BasicBlock::Create(ctx, "elements", fn);
-    auto *after = llvm::BasicBlock::Create(ctx, "done", fn);
-    b.SetInsertPoint(entry);
-    llvm::Value *out = fn->getArg(0), *count = fn->getArg(1);
-    b.CreateCondBr(b.CreateICmpSGT(count, b.getInt64(0)), body, after);
-    b.SetInsertPoint(body);
-    llvm::PHINode *i = b.CreatePHI(i64(), 2, "i");
-    i->addIncoming(b.getInt64(0), entry);
-    std::vector<llvm::Value *> args;
-    for (size_t k = 0; k < types.size(); ++k) {
-      llvm::Value *arg = fn->getArg(2 + k);
-      if (!data[k]) {
-        args.push_back(arg);
-        continue;
-      }
-      llvm::Type *mem = memoryType(types[k]);
-      llvm::Value *x = b.CreateLoad(mem, b.CreateInBoundsGEP(mem, arg, i));
-      args.push_back(types[k] == DType::Bool ? b.CreateICmpNE(x, b.getInt8(0)) : x);
+  /// The dense data of tensor t: its own, or (for a view) that of a contiguous copy, returned
+  /// second (null when t is dense) for the caller to release. When t may be the output `out`
+  /// (a donor), the output's data `outData` is taken without asking the runtime.
+  std::pair<llvm::Value *, llvm::Value *> denseData(llvm::Value *t, const Node &n, llvm::Value *out,
+                                                    llvm::Value *outData) {
+    llvm::Value *null = llvm::ConstantPointerNull::get(ptrTy);
+    llvm::FunctionCallee denseFn = rt("dlm_tensor_dense_data", ptrTy, {ptrTy});
+    auto *join = llvm::BasicBlock::Create(ctx, "view.done", mainFn);
+    llvm::BasicBlock *same = nullptr;
+    if (out) {
+      same = b.GetInsertBlock();
+      auto *other = llvm::BasicBlock::Create(ctx, "operand", mainFn);
+      b.CreateCondBr(b.CreateICmpEQ(t, out), join, other);
+      b.SetInsertPoint(other);
     }
-    DType dt = n.results[0].dtype();
-    llvm::Value *r = elementOp(n, args, types);
-    if (dt == DType::Bool) r = b.CreateZExt(r, b.getInt8Ty());
-    b.CreateStore(r, b.CreateInBoundsGEP(memoryType(dt), out, i));
-    llvm::Value *next = b.CreateAdd(i, b.getInt64(1), "", true, true);
-    i->addIncoming(next, body);
-    b.CreateCondBr(b.CreateICmpSLT(next, count), body, after);
-    b.SetInsertPoint(after);
-    b.CreateRetVoid();
-    return fn;
-  }
-
-  static bool isComparison(const std::string &op) {
-    return op == "eq" || op == "ne" || op == "lt" || op == "le" || op == "gt" || op == "ge";
-  }
-
-  llvm::Value *compare(const std::string &op, DType t, llvm::Value *x, llvm::Value *y) {
-    if (isFloat(t)) {
-      if (op == "eq") return b.CreateFCmpOEQ(x, y);
-      if (op == "ne") return b.CreateFCmpUNE(x, y);
-      if (op == "lt") return b.CreateFCmpOLT(x, y);
-      if (op == "le") return b.CreateFCmpOLE(x, y);
-      if (op == "gt") return b.CreateFCmpOGT(x, y);
-      return b.CreateFCmpOGE(x, y);
+    llvm::Value *data = b.CreateCall(denseFn, {t});
+    llvm::BasicBlock *from = b.GetInsertBlock();
+    auto *copyBlock = llvm::BasicBlock::Create(ctx, "view.copy", mainFn);
+    llvm::MDBuilder md(ctx);
+    b.CreateCondBr(b.CreateIsNull(data), copyBlock, join, md.createBranchWeights(1, 1000));
+    b.SetInsertPoint(copyBlock);
+    llvm::Value *copy = b.CreateCall(rt("dlm_tensor_contiguous", ptrTy, {ptrTy}), {t});
+    checkFailure(b.CreateIsNull(copy), n);
+    llvm::Value *copyData = b.CreateCall(denseFn, {copy});
+    llvm::BasicBlock *copied = b.GetInsertBlock();
+    b.CreateBr(join);
+    b.SetInsertPoint(join);
+    llvm::PHINode *dataPhi = b.CreatePHI(ptrTy, 3, "data");
+    dataPhi->addIncoming(data, from);
+    dataPhi->addIncoming(copyData, copied);
+    llvm::PHINode *copyPhi = b.CreatePHI(ptrTy, 3, "copy");
+    copyPhi->addIncoming(null, from);
+    copyPhi->addIncoming(copy, copied);
+    if (same) {
+      dataPhi->addIncoming(outData, same);
+      copyPhi->addIncoming(null, same);
     }
-    bool u = t == DType::Bool;
-    if (op == "eq") return b.CreateICmpEQ(x, y);
-    if (op == "ne") return b.CreateICmpNE(x, y);
-    if (op == "lt") return u ? b.CreateICmpULT(x, y) : b.CreateICmpSLT(x, y);
-    if (op == "le") return u ? b.CreateICmpULE(x, y) : b.CreateICmpSLE(x, y);
-    if (op == "gt") return u ? b.CreateICmpUGT(x, y) : b.CreateICmpSGT(x, y);
-    return u ? b.CreateICmpUGE(x, y) : b.CreateICmpSGE(x, y);
+    return {dataPhi, copyPhi};
   }
 
   /// A 0-d tensor holding a register scalar (a new reference).
@@ -860,6 +825,7 @@ private:
   std::map<std::string, llvm::Constant *> strings;
   std::map<std::string, llvm::GlobalVariable *> kernelIds;
   std::vector<std::vector<unsigned>> uses, exitUses; ///< see countUses
+  std::unique_ptr<ElementCode> code; ///< elementwise ops as scalar IR and loops
   bool currentBody = false; ///< the item being emitted is in its loop's body
   llvm::AllocaInst *callInputs = nullptr, *callOutputs = nullptr, *scalarTmp = nullptr;
   llvm::BasicBlock *failBlock = nullptr; ///< the shared error exit (see checkFailure)

@@ -6,7 +6,7 @@
 //
 // Algorithm:
 //   1. Fusible nodes: pure, registry-elementwise, no attributes, one tensor result, no control
-//      users (nothing hangs from them).
+//      users (nothing hangs from them); not floordiv, mod or integer pow (see staysKernel).
 //   2. Visit nodes in reverse topological order; an unvisited fusible node roots a new group.
 //      Grow the group through its operands: a producer joins when it is fusible, not yet in a
 //      group, in the same frame with the same control inputs as the root (so the fused node is
@@ -38,9 +38,16 @@ using namespace graph;
 
 namespace {
 
+/// floordiv, mod and integer pow stay kernels: their Python floor semantics and their run-time
+/// errors (integer division by zero, negative integer exponents) have no inline code in
+/// codegen (compiler/codegen/ElementCode.cpp), which evaluates every other fusible op.
+bool staysKernel(const Node &n) {
+  return n.op == "floordiv" || n.op == "mod" || (n.op == "pow" && !isFloat(n.results[0].dtype()));
+}
+
 bool isFusible(const Node &n, const std::vector<std::vector<NodeId>> &controlUsers) {
   if (!isPure(n) || n.op == "fused" || !n.attrs.empty() || n.results.size() != 1 ||
-      !n.results[0].isTensor() || !controlUsers[n.id].empty())
+      !n.results[0].isTensor() || !controlUsers[n.id].empty() || staysKernel(n))
     return false;
   const OpInfo *info = OpRegistry::get().lookup(n.op);
   return info && info->elementwise && info->attrs.empty();

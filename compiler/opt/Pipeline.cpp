@@ -64,14 +64,17 @@ std::vector<const PassInfo *> pipelineForLevel(unsigned level) {
   add("simplify");
   add("fuse-library");
   add("dce");
-  if (level == 2)
+  // Last: elementwise chains become `fused` nodes, one loop each in codegen (docs/codegen.md).
+  if (level == 2) {
+    add("fuse-elementwise");
     return pipeline;
-  // -O3: a second round, for what the first exposed. (fuse-elementwise joins when codegen
-  // turns `fused` nodes into loops: today it would replace codegen's vectorised loops by calls.)
+  }
+  // -O3: a second round, for what the first exposed.
   add("licm");
   add("cse");
   add("simplify");
   add("dce");
+  add("fuse-elementwise");
   return pipeline;
 }
 
