@@ -24,7 +24,8 @@
 //   1. Visit the loops' frames innermost first (frames nest in frames declared before them).
 //   2. In each frame, walk its nodes in topological order, mapping each invariant value to the
 //      parent-frame value equal to it: a constant Enter to its input, a constant to a copy in
-//      the parent frame (made when first needed), a hoisted node to its copy.
+//      the parent frame (made when first needed), a hoisted node to its copy, and the
+//      `Identity(enter) ctrl(pivot)` an earlier run left of a hoisted node to what it reads.
 //   3. A hoistable node (pure, allowed op, static types, control inputs only from pivots, every
 //      input invariant) is copied into the parent frame on the mapped inputs (hanging from the
 //      parent's pivot when the parent is a loop), a constant Enter of the copy is added, and the node is forwarded to it, keeping as control inputs the
@@ -60,6 +61,8 @@ public:
         continue;
       if (g.node(id).op == "Enter" && isConstantEnter(g.node(id)))
         outside[Graph::value(id)] = g.node(id).inputs[0];
+      else if (isPivotedInvariant(g.node(id)))
+        noteInvariantIdentity(g.node(id));
       else if (isHoistable(id))
         changed |= hoist(id);
     }
@@ -83,6 +86,20 @@ private:
       return it->second;
     const Node &n = g.node(v.node);
     return n.op == "const" ? n.controlInputs : std::vector<NodeId>{};
+  }
+
+  /// `Identity(v) ctrl(pivots)` of an invariant v: what an earlier run left of a hoisted node.
+  bool isPivotedInvariant(const Node &n) {
+    return n.op == "Identity" && n.inputs.size() == 1 && outside.count(n.inputs[0]) &&
+           std::all_of(n.controlInputs.begin(), n.controlInputs.end(),
+                       [&](NodeId c) { return g.node(c).op == "Identity"; });
+  }
+
+  void noteInvariantIdentity(const Node &n) {
+    std::vector<NodeId> deps = pivots(n.inputs[0]);
+    deps.insert(deps.end(), n.controlInputs.begin(), n.controlInputs.end());
+    outside[Graph::value(n.id)] = outside[n.inputs[0]];
+    pivotsOf[Graph::value(n.id)] = std::move(deps);
   }
 
   static bool isConstantEnter(const Node &n) {
