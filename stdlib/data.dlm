@@ -23,6 +23,17 @@ def batch(x, i, size):
 def num_batches(x, size):
     return len(x) // size
 
+# x and y (images and their labels, or any two tensors with the same number of rows) with
+# their rows in one random order, drawn from the RNG stream: call it once per epoch for a new
+# order. Costs one copy of each.
+def shuffle(x, y):
+    order = randperm(len(x))
+    return gather(x, order), gather(y, order)
+
+# The rows of x in a random order (one tensor).
+def shuffle_rows(x):
+    return gather(x, randperm(len(x)))
+
 # One-hot rows [N, n] for integer labels [N].
 def one_hot(labels, n):
     return (reshape(labels, -1, 1) == reshape(arange(n, dtype=i64), 1, n)).astype(f32)

@@ -116,6 +116,25 @@ def layer_norm(params, x, eps=1e-5):
     var = mean((x - mu) * (x - mu), axis=-1, keepdims=True)
     return (x - mu) / sqrt(var + eps) * gain + bias
 
+# Batch norm (training mode) over the batch axis: each feature of x [batch, n] is normalised
+# with the batch's own mean and variance, then scaled and shifted (init_batch_norm gives
+# ones and zeros). For conv feature maps [batch, c, h, w] use batch_norm2d. There are no
+# running averages: at test time, normalise with statistics of a large batch the same way.
+def init_batch_norm(n):
+    return ones(n), zeros(n)
+
+def batch_norm(params, x, eps=1e-5):
+    gain, bias = params
+    mu = mean(x, axis=0, keepdims=True)
+    var = mean((x - mu) * (x - mu), axis=0, keepdims=True)
+    return (x - mu) / sqrt(var + eps) * gain + bias
+
+def batch_norm2d(params, x, eps=1e-5):
+    gain, bias = params
+    mu = mean(x, axis=(0, 2, 3), keepdims=True)
+    var = mean((x - mu) * (x - mu), axis=(0, 2, 3), keepdims=True)
+    return (x - mu) / sqrt(var + eps) * reshape(gain, 1, -1, 1, 1) + reshape(bias, 1, -1, 1, 1)
+
 # --- losses and scores (kept for older code; see metrics) -----------------------------------
 
 # Mean cross-entropy of logits [N, C] against integer labels [N].

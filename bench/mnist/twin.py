@@ -4,7 +4,8 @@
     bench/mnist/twin.py [INIT.safetensors] [--epochs N] [--threads T]
 
 The same model (784-256-relu-10), the same data in the same order (Debian's Fashion-MNIST IDX
-files, pixels / 255, no shuffling, 468 whole batches of 128 per epoch), the same optimiser
+files, pixels / 255, 468 whole batches of 128 per epoch, each epoch in the order of the example's
+data.shuffle: randperm on dlm's Philox stream, reproduced with tests/e2e/twins/dlmref.py), the same optimiser
 (Adam, lr 0.002 * 0.7 ** epoch, betas 0.9 / 0.999, eps 1e-8) and the same initial weights, read
 from the safetensors file the dlm example writes (fashion_mnist_mlp.init.safetensors: tensors
 "0".."3" = w1 [784, 256], b1, w2 [256, 10], b2). Prints the same lines as the example plus the
@@ -17,8 +18,14 @@ import os
 import struct
 import time
 
+import sys
+
 import numpy as np
 import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests",
+                                "e2e", "twins"))
+from dlmref import philox4x32  # noqa: E402
 
 DATA = os.environ.get("DLM_DATA", "/usr/share/datasets/fashion-mnist")
 
@@ -55,6 +62,19 @@ def read_safetensors(path):
     return out
 
 
+def dlm_randperm(n, key, start):
+    """dlm's randperm(n) drawing from counter `start` of the stream keyed by `key` (docs/ops.md):
+    Fisher-Yates from the last position, one word per swap. Returns (perm, next counter)."""
+    perm = np.arange(n)
+    words = []
+    for c in range(start, start + (n - 1 + 3) // 4):
+        words.extend(philox4x32(c, key))
+    for k, i in enumerate(range(n - 1, 0, -1)):
+        j = (words[k] * (i + 1)) >> 32
+        perm[i], perm[j] = perm[j], perm[i]
+    return perm, start + (n - 1 + 3) // 4
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("init", nargs="?", default="fashion_mnist_mlp.init.safetensors")
@@ -73,13 +93,18 @@ def main():
         return torch.relu(x @ w1 + b1) @ w2 + b2
 
     batches = len(x_train) // 128
+    # The example's stream after seed(0) and init_mlp's two randn calls (784 * 256 and 256 * 10
+    # normals, four per counter).
+    counter = (784 * 256 + 3) // 4 + (256 * 10 + 3) // 4
     for epoch in range(args.epochs):
+        order, counter = dlm_randperm(len(x_train), 0, counter)
+        x_epoch, y_epoch = x_train[order], y_train[order]
         for g in opt.param_groups:
             g["lr"] = 0.002 * 0.7 ** epoch
         start = time.perf_counter()
         for i in range(batches):
-            x = x_train[i * 128:(i + 1) * 128]
-            y = y_train[i * 128:(i + 1) * 128]
+            x = x_epoch[i * 128:(i + 1) * 128]
+            y = y_epoch[i * 128:(i + 1) * 128]
             loss = torch.nn.functional.cross_entropy(model(x), y)
             opt.zero_grad()
             loss.backward()

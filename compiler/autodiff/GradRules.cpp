@@ -419,8 +419,25 @@ void gradIndex(Ctx &c) {
   a["axis"] = c.attrs().at("axis");
   c.give(0, c.emitTyped("index_grad", {c.g(), c.x(1)}, a, x));
 }
+/// index_grad is linear in g: its adjoint takes the same positions back out (a gather when
+/// the indices are a tensor, as after gather).
 void gradIndexGrad(Ctx &c) {
-  c.give(0, c.emit("index", {c.g(), c.x(1)}, attr("axis", c.attrs().at("axis"))));
+  const Type &i = c.forwardOp().operands[1]->type;
+  const char *op = i.isTensor() && i.rank() > 0 ? "gather" : "index";
+  c.give(0, c.emit(op, {c.g(), c.x(1)}, attr("axis", c.attrs().at("axis"))));
+}
+/// gather scatters the adjoint back: index_grad adds g's slices at the gathered positions
+/// (repeated indices accumulate). The run-time sizes of x's symbolic dims go as operands.
+void gradGather(Ctx &c) {
+  const Type &x = c.forwardOp().operands[0]->type;
+  Attrs a;
+  a["input_shape"] = x.shape();
+  a["axis"] = c.attrs().at("axis");
+  std::vector<Value *> operands{c.g(), c.x(1)};
+  for (size_t d = 0; d < x.rank(); ++d)
+    if (!x.shape()[d].isStatic())
+      operands.push_back(c.dimSize(c.x(0), d));
+  c.give(0, c.emitTyped("index_grad", operands, a, x));
 }
 
 void gradSoftmax(Ctx &c) {
@@ -553,7 +570,8 @@ const Rule kRules[] = {
     {"matmul", gradMatmul}, {"dot", gradDot},
     {"reshape", gradReshape}, {"transpose", gradTranspose}, {"concat", gradConcat},
     {"stack", gradStack}, {"split", gradSplit}, {"broadcast_to", gradBroadcastTo},
-    {"slice", gradSlice}, {"index", gradIndex}, {"expand_dims", gradExpandDims},
+    {"slice", gradSlice}, {"index", gradIndex}, {"gather", gradGather},
+    {"expand_dims", gradExpandDims},
     {"squeeze", gradSqueeze}, {"sum_to", gradSumTo},
     {"softmax", gradSoftmax}, {"log_softmax", gradLogSoftmax},
     {"cross_entropy", gradCrossEntropy}, {"mse", gradMse}, {"conv2d", gradConv2d},

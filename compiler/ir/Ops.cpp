@@ -532,6 +532,24 @@ Type inferIndex(InferContext &ctx) {
   return dropAxis(ctx, x);
 }
 
+/// gather{axis}(x, i): x.take(i, axis), i an integer tensor; i's shape replaces that axis.
+Type inferGather(InferContext &ctx) {
+  if (!checkTensor(ctx, 0) || !checkTensor(ctx, 1))
+    return Type::error();
+  const Type &x = ctx.operand(0), &i = ctx.operand(1);
+  if (!isInteger(i.dtype()))
+    return ctx.fail("gather: indices must be an integer tensor, found " + i.str(), 1);
+  if (x.rank() == 0)
+    return ctx.fail("gather: cannot index a 0-d tensor " + x.str(), 0);
+  auto axis = normAxis(ctx, ctx.intAttr("axis"), x.rank(), x);
+  if (!axis)
+    return Type::error();
+  Shape out(x.shape().begin(), x.shape().begin() + *axis);
+  out.insert(out.end(), i.shape().begin(), i.shape().end());
+  out.insert(out.end(), x.shape().begin() + *axis + 1, x.shape().end());
+  return Type::tensor(x.dtype(), out);
+}
+
 Type inferExpandDims(InferContext &ctx) {
   if (!checkNumeric(ctx))
     return Type::error();
@@ -724,6 +742,9 @@ Type inferProgress(InferContext &ctx) {
   return Type::none();
 }
 
+/// memory_stats(after...) -> (int, int); the operands only order it.
+Type inferMemoryStats(InferContext &) { return Type::tuple({Type::intTy(), Type::intTy()}); }
+
 Type inferSeed(InferContext &ctx) {
   if (ctx.operand(0).kind() != Type::Kind::Int)
     return ctx.fail("seed must be an int, found " + ctx.operand(0).str(), 0);
@@ -864,6 +885,7 @@ std::vector<Entry> entries() {
                {{"begin", AttrKind::Ints}, {"end", AttrKind::Ints}, {"step", AttrKind::Ints}},
                inferSlice, false, C::Cheap, true, true});
   e.push_back({"index", {"x", "i"}, {kAxis}, inferIndex});
+  e.push_back({"gather", {"x", "indices"}, {kAxis}, inferGather});
   e.push_back({"expand_dims", {"x"}, {kAxis}, inferExpandDims});
   e.push_back({"squeeze", {"x"}, {kAxis}, inferSqueeze});
   e.push_back({"sum_to", {"x"}, {kShape}, inferSumTo});
@@ -894,6 +916,8 @@ std::vector<Entry> entries() {
   e.push_back({"arange", {"dims"}, {kShape, kDtype}, inferArange, false, C::Cheap, false, true});
   for (const char *n : {"randn", "rand"})
     e.push_back({n, {"dims"}, {kShape, kDtype}, inferCreate, false, C::Cheap, false, true, true});
+  e.push_back({"randperm", {"dims"}, {kShape, kDtype}, inferCreate, false, C::Cheap, false, true,
+               true});
   e.push_back({"seed", {"n"}, {}, inferSeed, false, C::Cheap, false, false, true});
   e.push_back({"progress", {"done", "total"}, {}, inferProgress, false, C::Cheap, false, false,
                true});
@@ -917,8 +941,10 @@ std::vector<Entry> entries() {
                {kInputShape, {"begin", AttrKind::Ints}, {"end", AttrKind::Ints},
                 {"step", AttrKind::Ints}},
                inferInputShaped, false, C::Cheap, false});
-  e.push_back({"index_grad", {"g", "i"}, {kAxis, kInputShape}, inferInputShaped, false, C::Cheap,
-               false});
+  // Trailing int operands give the run-time sizes of input_shape's symbolic dims (gather's
+  // gradient on a run-time sized tensor).
+  e.push_back({"index_grad", {"g", "i", "dims"}, {kAxis, kInputShape}, inferInputShaped, false,
+               C::Cheap, false, true});
   e.push_back({"dropout_grad", {"g", "mask"}, {}, inferLike<0>, true, C::Cheap, false});
   for (const char *n : {"max_grad", "min_grad"})
     e.push_back({n, {"x", "g"}, {kAxes, kKeepdims}, inferLike<0>, false, C::Cheap, false});
@@ -936,6 +962,8 @@ std::vector<Entry> entries() {
   e.push_back({"load_idx", {"path"}, {{"rank", AttrKind::Int}}, inferReadFile, false,
                C::Expensive, false, false, true});
   e.push_back({"load_csv", {"path"}, {kDtype}, inferReadFile, false, C::Expensive, false, false,
+               true});
+  e.push_back({"memory_stats", {"after"}, {}, inferMemoryStats, false, C::Cheap, false, true,
                true});
   e.push_back({"assert",
                {"cond"},

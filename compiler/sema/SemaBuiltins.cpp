@@ -443,8 +443,10 @@ Operand eye(Sema &s, CallArgs &a, const Bound &b) {
   return s.emitOp("eye", {}, attrs, a.loc);
 }
 
-Operand arange(Sema &s, CallArgs &a, const Bound &b) {
-  auto dtype = dtypeArg(s, a, b, DType::F32);
+/// arange(n, dtype=f32) and randperm(n, dtype=i64): a vector of length n (a constant or a
+/// run-time int), 0 .. n-1 in order or in a random order from the RNG stream.
+Operand vectorOfN(Sema &s, CallArgs &a, const Bound &b, DType otherwise) {
+  auto dtype = dtypeArg(s, a, b, otherwise);
   Shape shape;
   std::vector<Value *> dynamic;
   if (!dtype || !shapeArgs(s, a, {*b.get("n")}, shape, dynamic, false))
@@ -452,7 +454,39 @@ Operand arange(Sema &s, CallArgs &a, const Bound &b) {
   Attrs attrs;
   attrs["shape"] = shape;
   attrs["dtype"] = *dtype;
-  return s.emitOp("arange", {}, attrs, a.loc, dynamic);
+  return s.emitOp(a.calleeName, {}, attrs, a.loc, dynamic);
+}
+
+Operand arange(Sema &s, CallArgs &a, const Bound &b) { return vectorOfN(s, a, b, DType::F32); }
+Operand randperm(Sema &s, CallArgs &a, const Bound &b) { return vectorOfN(s, a, b, DType::I64); }
+
+/// gather(x, indices, axis=0): x.take(indices, axis).
+Operand gather(Sema &s, CallArgs &a, const Bound &b) {
+  int64_t axis = 0;
+  if (const Operand *o = b.get("axis")) {
+    auto c = constInt(s, a, *o, "axis");
+    if (!c)
+      return s.poison();
+    axis = *c;
+  }
+  Attrs attrs;
+  attrs["axis"] = axis;
+  return s.emitOp("gather", {*b.get("x"), *b.get("indices")}, attrs, a.loc);
+}
+
+/// memory_stats(after...) -> (live bytes, peak bytes), read once every leaf of `after` exists.
+Operand memoryStats(Sema &s, CallArgs &a, const Bound &b) {
+  std::vector<Operand> leaves;
+  for (const Operand &o : b.rest) {
+    if (o.callee || o.module || o.dtype || o.type.kind() == Type::Kind::None) {
+      s.error(where(o, a), "memory_stats() waits for values, found " +
+                               (o.type.kind() == Type::Kind::None ? std::string("none")
+                                                                   : describeOperand(o)));
+      return s.poison();
+    }
+    flatten(s, o, a.loc, leaves);
+  }
+  return s.emitOp("memory_stats", leaves, {}, a.loc);
 }
 
 Operand progress(Sema &s, CallArgs &a, const Bound &b) {
@@ -800,6 +834,9 @@ const std::map<std::string, BuiltinInfo> &table() {
     m["eye"] = {{"n", "dtype="}, eye, false};
     m["arange"] = {{"n", "dtype="}, arange, false};
     m["seed"] = {{"n"}, seed, false};
+    m["randperm"] = {{"n", "dtype="}, randperm, false};
+    m["gather"] = {{"x", "indices", "axis="}, gather, true};
+    m["memory_stats"] = {{"*after"}, memoryStats, false};
     m["progress"] = {{"done", "total"}, progress, false};
     m["tensor"] = {{"data", "dtype="}, tensorLiteral, false};
     m["astype"] = {{"x", "dtype"}, astype, true};

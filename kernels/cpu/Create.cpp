@@ -92,6 +92,31 @@ template <bool Normal> void randomKernel(Inputs ins, const Attrs &attrs, Outputs
   outs.emplace_back(t);
 }
 
+/// randperm(dims){shape, dtype}: a random permutation of 0 .. n-1 (i64 by default), shape [n].
+/// A Fisher-Yates shuffle drawing one word of the stream per swap: position i (from n-1 down
+/// to 1) swaps with j = floor(word * (i + 1) / 2^32), so the same seed gives the same
+/// permutation on every engine (the bias of that mapping is below (i + 1) / 2^32).
+void randpermKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
+  Shape shape = shapeFromAttrOrInputs(attrs, "shape", ins, 0);
+  check(shape.size() == 1 && shape[0] >= 0,
+        "randperm: length must be one non-negative int, got " + shapeString(shape));
+  check(shape[0] <= (int64_t(1) << 32), "randperm: length " + std::to_string(shape[0]) +
+                                            " is too large (at most 2^32)");
+  DType dt = attrs.getDType("dtype", DType::I64);
+  check(isInteger(dt), "randperm: dtype must be i32 or i64, got " + std::string(dtypeName(dt)));
+  int64_t n = shape[0];
+  std::vector<int64_t> perm(n);
+  for (int64_t i = 0; i < n; ++i) perm[i] = i;
+  if (n > 1) {
+    RandomRange r = reserveRandom(uint64_t(n - 1));
+    for (int64_t i = n - 1, k = 0; i > 0; --i, ++k) {
+      auto j = int64_t((uint64_t(r.word(uint64_t(k))) * uint64_t(i + 1)) >> 32);
+      std::swap(perm[i], perm[j]);
+    }
+  }
+  outs.emplace_back(Tensor::fromVector<int64_t>(dt, perm, shape));
+}
+
 /// seed(n): restarts the stream. No results.
 void seedKernel(Inputs ins, const Attrs &attrs, Outputs &) {
   int64_t n = attrs.has("n") ? attrs.getInt("n") : intOperand(ins, 0, "seed");
@@ -109,6 +134,7 @@ void registerCreateKernels() {
   registerKernel("arange", Device::CPU, arangeKernel);
   registerKernel("randn", Device::CPU, randomKernel<true>);
   registerKernel("rand", Device::CPU, randomKernel<false>);
+  registerKernel("randperm", Device::CPU, randpermKernel);
   registerKernel("seed", Device::CPU, seedKernel);
 }
 

@@ -8,6 +8,7 @@
 #include "kernels/cpu/CpuKernels.h"
 #include "runtime/Checkpoint.h"
 #include "runtime/Data.h"
+#include "runtime/MemoryStats.h"
 #include "runtime/Print.h"
 
 #include <chrono>
@@ -117,6 +118,15 @@ void loadCsvKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   outs.emplace_back(readCsv(ins[0].str(), attrs.getDType("dtype", DType::F32)));
 }
 
+/// memory_stats(after...) -> (live bytes, peak bytes): runtime/Tensor.h's counters, read once
+/// the operands exist (they only order the read), then a new peak window starts.
+void memoryStatsKernel(Inputs, const Attrs &, Outputs &outs) {
+  MemoryStats m = memoryStats();
+  resetPeakMemory();
+  outs.emplace_back(Tensor::scalarI64(m.liveBytes));
+  outs.emplace_back(Tensor::scalarI64(m.peakBytes));
+}
+
 } // namespace
 
 void registerIOKernels() {
@@ -128,6 +138,7 @@ void registerIOKernels() {
   registerKernel("fashion_mnist", Device::CPU, fashionMnistKernel);
   registerKernel("load_idx", Device::CPU, loadIdxKernel);
   registerKernel("load_csv", Device::CPU, loadCsvKernel);
+  registerKernel("memory_stats", Device::CPU, memoryStatsKernel);
 }
 
 } // namespace dlm::rt::cpu

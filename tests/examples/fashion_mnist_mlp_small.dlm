@@ -1,6 +1,7 @@
 # RUN: %python %src/scripts/dlm-diff.py %bin %s | FileCheck %s
 # The main example (examples/fashion_mnist_mlp.dlm) at reduced size: 40 batches of 128 for two
-# epochs, tested on 2000 test images; both engines must print the same.
+# epochs, each in a new random order (data.shuffle), tested on 2000 test images; both engines
+# must print the same.
 import nn
 import optim
 import data
@@ -17,9 +18,10 @@ y_test = y_test[0:2000]
 params = nn.init_mlp(784, 256, 10)
 state = optim.adam_init(params)
 for epoch in range(2):
+    x_epoch, y_epoch = data.shuffle(x_train, y_train)
     for i in range(40):
-        x = data.batch(x_train, i, 128)
-        y = data.batch(y_train, i, 128)
+        x = data.batch(x_epoch, i, 128)
+        y = data.batch(y_epoch, i, 128)
         g = grad(loss_fn)(params, x, y)
         params, state = optim.adam(params, g, state, lr=0.001)
     acc = metrics.accuracy(nn.mlp(params, x_test), y_test)

@@ -48,3 +48,14 @@ seed(3)
 d = nn.dropout_layer(ones(1000), 50, training=True)
 print("dropout training", sum(d) / 1000.0 > 0.8, sum(d) / 1000.0 < 1.2, max(d))
 # CHECK: dropout training True True tensor(2.)
+
+# Batch norm: each column of [[1, 2], [3, 6]] becomes (-1, 1), then gain and bias apply.
+bx = tensor([[1.0, 2.0], [3.0, 6.0]])
+bn = nn.batch_norm((tensor([2.0, 1.0]), tensor([0.5, 0.0])), bx)
+print("batch norm", max(abs(bn - tensor([[-1.5, -1.0], [2.5, 1.0]]))) < 1e-4)
+# CHECK: batch norm True
+fm = randn(4, 3, 5, 5) * 3.0 + 1.0
+b2 = nn.batch_norm2d(nn.init_batch_norm(3), fm)
+print("batch norm 2d", max(abs(mean(b2, axis=(0, 2, 3)))) < 1e-5,
+      max(abs(mean(b2 * b2, axis=(0, 2, 3)) - 1.0)) < 1e-3)
+# CHECK: batch norm 2d True True
