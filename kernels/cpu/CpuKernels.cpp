@@ -28,12 +28,13 @@ void expectArity(Inputs ins, size_t n, const char *op, bool variadic) {
 }
 
 const Tensor &tensorArg(Inputs ins, size_t i, const char *op) {
-  check(i < ins.size(), std::string("'") + op + "': missing operand " + std::to_string(i));
-  check(ins[i].isTensor(), std::string("'") + op + "': operand " + std::to_string(i) +
-                               " must be a tensor, got a string");
+  // Every kernel call reads its operands through here: build a message only on failure.
+  if (i >= ins.size()) throw Error(std::string("'") + op + "': missing operand " + std::to_string(i));
+  if (!ins[i].isTensor())
+    throw Error(std::string("'") + op + "': operand " + std::to_string(i) + " must be a tensor, got a string");
   const Tensor &t = ins[i].tensor();
-  check(t.device() == Device::CPU, std::string("'") + op + "': CPU kernel got a tensor on " +
-                                       deviceName(t.device()));
+  if (t.device() != Device::CPU)
+    throw Error(std::string("'") + op + "': CPU kernel got a tensor on " + deviceName(t.device()));
   return t;
 }
 
