@@ -1,5 +1,6 @@
 //===- runtime/Tensor.cpp - Tensors, buffers and the CPU allocator -------===//
 #include "runtime/Tensor.h"
+#include "runtime/MemoryStats.h"
 #include "runtime/Strided.h"
 
 #include <cmath>
@@ -30,7 +31,22 @@ public:
 CpuAllocator cpuAllocator;
 std::atomic<Allocator *> allocators[kNumDevices] = {&cpuAllocator, nullptr};
 
+std::atomic<int64_t> liveBytes{0}, peakBytes{0};
+
+void noteAllocated(int64_t bytes) {
+  int64_t now = liveBytes.fetch_add(bytes, std::memory_order_relaxed) + bytes;
+  int64_t peak = peakBytes.load(std::memory_order_relaxed);
+  while (now > peak && !peakBytes.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
+  }
+}
+
 } // namespace
+
+MemoryStats memoryStats() {
+  return {liveBytes.load(std::memory_order_relaxed), peakBytes.load(std::memory_order_relaxed)};
+}
+
+void resetPeakMemory() { peakBytes.store(liveBytes.load(std::memory_order_relaxed)); }
 
 Allocator *allocatorFor(Device d) { return allocators[(int)d].load(); }
 void setAllocator(Allocator *alloc) { allocators[(int)alloc->device()].store(alloc); }
@@ -39,11 +55,13 @@ Buffer *Buffer::create(size_t bytes, Device d) {
   Allocator *a = allocatorFor(d);
   check(a != nullptr, std::string("no allocator for device '") + deviceName(d) + "'");
   void *p = a->allocate(bytes);
+  noteAllocated(int64_t(bytes));
   return new Buffer(p, bytes, a);
 }
 
 void Buffer::release() {
   if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    liveBytes.fetch_sub(int64_t(size), std::memory_order_relaxed);
     alloc->deallocate(ptr, size);
     delete this;
   }

@@ -125,13 +125,15 @@ std::vector<int64_t> indexValues(const Tensor &i, int64_t size, int64_t axis) {
   return v;
 }
 
-/// index{axis}(x, i): x.take(i, axis). A 0-d i removes the axis and returns a view; an n-d i
-/// replaces the axis by i's shape (a gather copy). Indices are bounds-checked, negative ones
-/// count from the end.
-void indexKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
-  expectArity(ins, 2, "index");
-  const Tensor &x = tensorArg(ins, 0, "index"), &i = tensorArg(ins, 1, "index");
-  check(x.rank() > 0, "cannot index a 0-d tensor");
+constexpr char kIndex[] = "index", kGather[] = "gather";
+
+/// x.take(i, axis). A 0-d i removes the axis and returns a view; an n-d i replaces the axis by
+/// i's shape (a gather copy). Indices are bounds-checked, negative ones count from the end.
+/// index{axis}(x, i) and gather{axis}(x, i) both run this.
+template <const char *Op> void takeKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
+  expectArity(ins, 2, Op);
+  const Tensor &x = tensorArg(ins, 0, Op), &i = tensorArg(ins, 1, Op);
+  check(x.rank() > 0, std::string(Op) + ": cannot index a 0-d tensor");
   int64_t axis = normalizeAxis(attrs.getInt("axis", 0), x.rank(), "index axis");
   std::vector<int64_t> idx = indexValues(i, x.dim(axis), axis);
   if (i.rank() == 0) {
@@ -151,6 +153,16 @@ void indexKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   Shape post(x.shape().begin() + axis + 1, x.shape().end());
   Shape o3 = {numelOf(pre), (int64_t)idx.size(), numelOf(post)};
   Tensor o = out.reshape(o3);
+  if (x.isContiguous() && o3[0] == 1) {
+    // Whole rows (axis 0 of a contiguous tensor, e.g. shuffling a data set): one memcpy each.
+    size_t row = size_t(o3[2]) * x.elementSize();
+    const char *src = static_cast<const char *>(x.rawData());
+    char *dst = static_cast<char *>(o.rawData());
+    for (size_t k = 0; k < idx.size(); ++k)
+      std::memcpy(dst + k * row, src + size_t(idx[k]) * row, row);
+    outs.emplace_back(out);
+    return;
+  }
   for (size_t k = 0; k < idx.size(); ++k) {
     Shape srcShape = pre, srcStrides(x.strides().begin(), x.strides().begin() + axis);
     srcShape.insert(srcShape.end(), post.begin(), post.end());
@@ -320,7 +332,8 @@ void registerShapeKernels() {
   registerKernel("shape_of", Device::CPU, shapeOfKernel);
   registerKernel("slice", Device::CPU, sliceKernel);
   registerKernel("slice_grad", Device::CPU, sliceGradKernel);
-  registerKernel("index", Device::CPU, indexKernel);
+  registerKernel("index", Device::CPU, takeKernel<kIndex>);
+  registerKernel("gather", Device::CPU, takeKernel<kGather>);
   registerKernel("index_grad", Device::CPU, indexGradKernel);
   registerKernel("concat", Device::CPU, concatKernel);
   registerKernel("stack", Device::CPU, stackKernel);
