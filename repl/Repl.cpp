@@ -207,6 +207,7 @@ private:
   std::vector<std::string> imports;
   std::vector<std::pair<std::string, std::string>> functions; ///< name, source
   std::vector<Variable> vars;
+  codegen::JitSession jit; ///< runs every input (each its own program, cached by its graph)
 };
 
 std::string Session::prelude(unsigned &lines) const {
@@ -405,9 +406,8 @@ bool Session::runStatements(llvm::StringRef input) {
     prelude(lines);
     std::string messages;
     llvm::raw_string_ostream diagStream(messages);
-    // A fresh JIT per input: reusing one JitSession across programs miscompiles loops
-    // ("frame has 0 LoopCond nodes"); see docs/repl.md.
-    int status = codegen::runJit(*c.getGraph(), c.getDiagnostics(), options);
+    // One JIT for the whole session: every input is a new program in it (docs/repl.md).
+    int status = jit.run(*c.getGraph(), c.getDiagnostics(), options);
     return status == 0;
   });
   if (!ok)

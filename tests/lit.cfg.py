@@ -29,3 +29,6 @@ config.substitutions.append(("%src", config.dlm_source_dir))
 config.substitutions.append(("%bin", bin_dir))
 if config.dlm_have_cuda:
     config.available_features.add("cuda")
+# AOT executables link a runtime built for baseline x86-64 (compiler/codegen/CMakeLists.txt).
+if os.path.exists(os.path.join(config.dlm_build_dir, "lib", "libdlm_runtime_portable.a")):
+    config.available_features.add("portable-aot")

@@ -2,8 +2,9 @@
 //
 // The LLVM side of the engine: the host target machine (its CPU and features, AVX-512 where
 // present) for the JIT and --emit=llvm, a generic x86-64 one for portable AOT objects, the -O
-// levels mapped to the new pass manager's default pipelines, the ORC LLJIT session with the
-// runtime's C ABI defined as absolute symbols, and the AOT link through the system's c++.
+// levels mapped to the new pass manager's default pipelines, the ORC LLLazyJIT session (lazy
+// per-function compilation, a cache per graph) with the runtime's C ABI defined as absolute
+// symbols, and the AOT link through the system's c++ (with a portable runtime for generic CPUs).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/codegen/Codegen.h"
@@ -28,6 +29,7 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <cstdlib>
@@ -120,6 +122,14 @@ void reportAt(DiagnosticEngine &diags, llvm::StringRef file, unsigned line, unsi
   diags.error(message);
 }
 
+/// The machine-code generator's level for -O<level>.
+llvm::CodeGenOptLevel codegenLevel(unsigned level) {
+  return level == 0 ? llvm::CodeGenOptLevel::None
+         : level == 1 ? llvm::CodeGenOptLevel::Less
+         : level == 2 ? llvm::CodeGenOptLevel::Default
+                      : llvm::CodeGenOptLevel::Aggressive;
+}
+
 /// The host's target machine builder: this CPU and its features.
 llvm::orc::JITTargetMachineBuilder hostMachine(unsigned optLevel) {
   llvm::orc::JITTargetMachineBuilder jtmb((llvm::Triple(llvm::sys::getProcessTriple())));
@@ -127,10 +137,7 @@ llvm::orc::JITTargetMachineBuilder hostMachine(unsigned optLevel) {
   llvm::SubtargetFeatures features;
   for (const auto &[name, on] : llvm::sys::getHostCPUFeatures()) features.AddFeature(name, on);
   jtmb.addFeatures(features.getFeatures());
-  jtmb.setCodeGenOptLevel(optLevel == 0 ? llvm::CodeGenOptLevel::None
-                          : optLevel == 1 ? llvm::CodeGenOptLevel::Less
-                          : optLevel == 2 ? llvm::CodeGenOptLevel::Default
-                                          : llvm::CodeGenOptLevel::Aggressive);
+  jtmb.setCodeGenOptLevel(codegenLevel(optLevel));
   jtmb.setRelocationModel(llvm::Reloc::PIC_);
   return jtmb;
 }
@@ -221,18 +228,82 @@ unsigned jitLevel(const llvm::Module &module, unsigned requested) {
 
 // --- JIT -------------------------------------------------------------------------------------
 
+namespace {
+
+/// The function attribute carrying the machine-code level a JIT module is compiled at.
+constexpr const char *kCodegenLevelAttr = "dlm-codegen-level";
+
+/// The session's IR -> object compiler: one target machine per machine-code level, chosen per
+/// module by the kCodegenLevelAttr of its functions. One session serves programs compiled at
+/// different -O levels (and large programs, which the JIT compiles at -O0: jitLevel), and the
+/// compile-on-demand layer hands it one function's module at a time.
+class LevelledCompiler : public llvm::orc::IRCompileLayer::IRCompiler {
+public:
+  explicit LevelledCompiler(llvm::orc::JITTargetMachineBuilder jtmb)
+      : IRCompiler(llvm::orc::irManglingOptionsFromTargetOptions(jtmb.getOptions())), jtmb(std::move(jtmb)) {}
+
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> operator()(llvm::Module &m) override {
+    unsigned level = 2;
+    for (const llvm::Function &f : m)
+      if (!f.isDeclaration() && f.hasFnAttribute(kCodegenLevelAttr)) {
+        level = std::min(3u, (unsigned)f.getFnAttributeAsParsedInteger(kCodegenLevelAttr, 2));
+        break;
+      }
+    if (!machines[level]) {
+      llvm::orc::JITTargetMachineBuilder builder = jtmb;
+      builder.setCodeGenOptLevel(codegenLevel(level));
+      auto tm = builder.createTargetMachine();
+      if (!tm) return tm.takeError();
+      machines[level] = std::move(*tm);
+    }
+    return llvm::orc::SimpleCompiler(*machines[level])(m);
+  }
+
+private:
+  llvm::orc::JITTargetMachineBuilder jtmb;
+  std::unique_ptr<llvm::TargetMachine> machines[4];
+};
+
+/// Where a lazily compiled function's stub jumps when its compilation failed (ORC has reported
+/// the error): stop like any internal error rather than run garbage.
+void lazyCompileFailed() {
+  std::fflush(stdout);
+  llvm::errs() << "dlm: internal error: lazy compilation of a JIT function failed\n";
+  llvm::errs().flush();
+  std::_Exit(kExitInternal);
+}
+
+/// The session cache's key for `graph` at -O`level`. Lowering inlines every call, so a graph is
+/// the whole program and the unit of compilation: its printed form (ops, attributes, types with
+/// their static shapes, source locations) identifies what was compiled; symbolic dims print as
+/// names, so one entry serves every run-time shape.
+uint64_t cacheKey(const graph::Graph &graph, unsigned level) {
+  graph::PrintOptions withLocs;
+  withLocs.printLocs = true;
+  return llvm::xxh3_64bits(graph::graphToString(graph, withLocs) + "\n-O" + std::to_string(level));
+}
+
+} // namespace
+
 struct JitSession::Impl {
-  std::unique_ptr<llvm::orc::LLJIT> jit;
-  unsigned optLevel = 2;
-  std::map<uint64_t, int (*)()> cache; ///< graph text hash -> compiled @dlm_main
+  std::unique_ptr<llvm::orc::LLLazyJIT> jit;
+  std::map<uint64_t, int (*)()> cache; ///< cacheKey -> compiled @dlm_main
   unsigned modules = 0;
 
-  /// Creates the LLJIT on first use. Returns an error message, "" on success.
-  std::string start(unsigned level) {
+  /// Creates the JIT on first use. Returns an error message, "" on success.
+  std::string start() {
     if (jit) return "";
     initializeLLVM();
-    optLevel = level;
-    auto built = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(hostMachine(level)).create();
+    llvm::orc::JITTargetMachineBuilder host = hostMachine(2);
+    auto built =
+        llvm::orc::LLLazyJITBuilder()
+            .setJITTargetMachineBuilder(host)
+            .setCompileFunctionCreator([](llvm::orc::JITTargetMachineBuilder jtmb)
+                                           -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
+              return std::make_unique<LevelledCompiler>(std::move(jtmb));
+            })
+            .setLazyCompileFailureAddr(llvm::orc::ExecutorAddr::fromPtr(&lazyCompileFailed))
+            .create();
     if (!built) return llvm::toString(built.takeError());
     jit = std::move(*built);
     llvm::orc::SymbolMap symbols;
@@ -251,6 +322,57 @@ struct JitSession::Impl {
     main.addGenerator(std::move(*process));
     return "";
   }
+
+  /// Compiles `graph` into a new JITDylib of the session; null after reporting an error.
+  int (*compile(const graph::Graph &graph, DiagnosticEngine &diags, const CodegenOptions &options,
+                StageTimer &timer))() {
+    if (std::string e = start(); !e.empty()) {
+      diags.error("internal error: cannot start the JIT: " + e);
+      return nullptr;
+    }
+    auto ctx = std::make_unique<llvm::LLVMContext>();
+    auto tm = hostMachine(options.optLevel).createTargetMachine();
+    if (!tm) {
+      diags.error("internal error: " + llvm::toString(tm.takeError()));
+      return nullptr;
+    }
+    std::unique_ptr<llvm::Module> module = buildModule(graph, diags, *ctx, **tm, false);
+    if (!module) return nullptr;
+    timer.lap("codegen");
+    unsigned level = jitLevel(*module, options.optLevel);
+    optimize(*module, **tm, level);
+    for (llvm::Function &f : *module)
+      if (!f.isDeclaration()) f.addFnAttr(kCodegenLevelAttr, std::to_string(level));
+    timer.lap("optimise");
+    // Each program gets its own JITDylib (its symbols never meet another program's) linked
+    // against the main one (the runtime's C ABI). The module's functions compile on first
+    // call: @dlm_main when it is looked up, each helper (@dlm_init, the elementwise loops,
+    // the error path's release) when the program first reaches it.
+    auto dylib = jit->createJITDylib("program." + std::to_string(modules++));
+    if (!dylib) {
+      diags.error("internal error: " + llvm::toString(dylib.takeError()));
+      return nullptr;
+    }
+    dylib->addToLinkOrder(jit->getMainJITDylib());
+    if (llvm::Error e = jit->addLazyIRModule(*dylib, llvm::orc::ThreadSafeModule(std::move(module), std::move(ctx)))) {
+      diags.error("internal error: " + llvm::toString(std::move(e)));
+      return nullptr;
+    }
+    // Looking dlm_main up in the program's dylib gives its lazy stub (and makes the
+    // compile-on-demand layer create its implementation dylib, "<name>.impl"); looking it up
+    // there compiles it now, so that the `jit` stage is timed apart from `run` and the entry
+    // is called directly (the helpers still compile on first call, through their stubs).
+    auto address = jit->lookup(*dylib, "dlm_main");
+    if (address)
+      if (llvm::orc::JITDylib *impl = jit->getExecutionSession().getJITDylibByName(dylib->getName() + ".impl"))
+        address = jit->lookup(*impl, "dlm_main");
+    if (!address) {
+      diags.error("internal error: " + llvm::toString(address.takeError()));
+      return nullptr;
+    }
+    timer.lap("jit");
+    return address->toPtr<int (*)()>();
+  }
 };
 
 JitSession::JitSession() : impl(std::make_unique<Impl>()) {}
@@ -259,48 +381,15 @@ JitSession::~JitSession() = default;
 int JitSession::run(const graph::Graph &graph, DiagnosticEngine &diags, const CodegenOptions &options) {
   StageTimer timer(options.timePasses);
   initializeLLVM();
-  graph::PrintOptions withLocs;
-  withLocs.printLocs = true;
-  uint64_t key = llvm::xxh3_64bits(graph::graphToString(graph, withLocs)) ^ options.optLevel;
+  uint64_t key = cacheKey(graph, options.optLevel);
   int (*entry)() = nullptr;
   if (auto hit = impl->cache.find(key); hit != impl->cache.end()) {
     entry = hit->second;
+    timer.lap("jit-cached");
   } else {
-    auto ctx = std::make_unique<llvm::LLVMContext>();
-    auto tm = hostMachine(options.optLevel).createTargetMachine();
-    if (!tm) {
-      diags.error("internal error: " + llvm::toString(tm.takeError()));
-      return kExitInternal;
-    }
-    std::unique_ptr<llvm::Module> module = buildModule(graph, diags, *ctx, **tm, false);
-    if (!module) return kExitInternal;
-    timer.lap("codegen");
-    unsigned level = jitLevel(*module, options.optLevel);
-    optimize(*module, **tm, level);
-    timer.lap("optimise");
-    if (std::string e = impl->start(level); !e.empty()) {
-      diags.error("internal error: cannot start the JIT: " + e);
-      return kExitInternal;
-    }
-    llvm::orc::LLJIT &jit = *impl->jit;
-    auto dylib = jit.createJITDylib("program." + std::to_string(impl->modules++));
-    if (!dylib) {
-      diags.error("internal error: " + llvm::toString(dylib.takeError()));
-      return kExitInternal;
-    }
-    dylib->addToLinkOrder(jit.getMainJITDylib());
-    if (llvm::Error e = jit.addIRModule(*dylib, llvm::orc::ThreadSafeModule(std::move(module), std::move(ctx)))) {
-      diags.error("internal error: " + llvm::toString(std::move(e)));
-      return kExitInternal;
-    }
-    auto address = jit.lookup(*dylib, "dlm_main");
-    if (!address) {
-      diags.error("internal error: " + llvm::toString(address.takeError()));
-      return kExitInternal;
-    }
-    entry = address->toPtr<int (*)()>();
+    entry = impl->compile(graph, diags, options, timer);
+    if (!entry) return kExitInternal;
     impl->cache[key] = entry;
-    timer.lap("jit");
   }
   dlm_clear_error();
   int status = entry();
@@ -389,6 +478,15 @@ int emitObject(const graph::Graph &graph, DiagnosticEngine &diags, const Codegen
   return out.has_error() ? kExitRuntimeError : kExitOk;
 }
 
+/// The static runtime an executable for `options.aotCpu` links: the portable build of the
+/// kernels for a generic target when this build has one (compiler/codegen/CMakeLists.txt).
+static const char *runtimeLibraryName(const CodegenOptions &options) {
+#ifdef DLM_AOT_PORTABLE_RUNTIME
+  if (options.aotCpu != "native") return DLM_AOT_PORTABLE_RUNTIME;
+#endif
+  return "libdlm_runtime.a";
+}
+
 int buildExecutable(const graph::Graph &graph, DiagnosticEngine &diags, const CodegenOptions &options,
                     llvm::StringRef exePath, llvm::StringRef toolPath) {
   std::string runtimeLib;
@@ -398,7 +496,7 @@ int buildExecutable(const graph::Graph &graph, DiagnosticEngine &diags, const Co
     static int anchor;
     std::string self = llvm::sys::fs::getMainExecutable(toolPath.str().c_str(), &anchor);
     llvm::SmallString<256> path(llvm::sys::path::parent_path(llvm::sys::path::parent_path(self)));
-    llvm::sys::path::append(path, "lib", "libdlm_runtime.a");
+    llvm::sys::path::append(path, "lib", runtimeLibraryName(options));
     runtimeLib = path.str().str();
   }
   if (!llvm::sys::fs::exists(runtimeLib)) {

@@ -43,9 +43,11 @@ constexpr int kExitInternal = 70;
 int printLLVM(const graph::Graph &graph, DiagnosticEngine &diags, const CodegenOptions &options,
               llvm::raw_ostream &os);
 
-/// A JIT session: one LLJIT for the host CPU, reused across programs. Compiled entries are
-/// cached by a hash of the graph's text (its ops, attributes, types and static shapes), so
-/// running an identical graph again (the REPL re-running a definition) skips codegen.
+/// A JIT session: one ORC LLLazyJIT for the host CPU, reused across programs (the REPL runs
+/// every input through one). Each program is its own JITDylib; its functions are compiled on
+/// first call. Compiled entries are cached by a hash of the graph's text (its ops, attributes,
+/// types with static shapes, locations) and the -O level, so running an identical graph again
+/// skips codegen. Lowering inlines every call, so the graph is the unit of caching.
 class JitSession {
 public:
   JitSession();
@@ -71,8 +73,9 @@ int emitObject(const graph::Graph &graph, DiagnosticEngine &diags, const Codegen
 
 /// Builds an executable: the object file linked with the static runtime library, OpenBLAS,
 /// zlib and pthread by the system's C++ compiler driver. `toolPath` is the running dlmc
-/// (argv[0]); the runtime library is found at `<dir of dlmc>/../lib/libdlm_runtime.a`
-/// ($DLM_RUNTIME_LIB overrides).
+/// (argv[0]); the runtime library is found in `<dir of dlmc>/../lib/`: for aotCpu "generic"
+/// the portable build `libdlm_runtime_portable.a` when this build has one (its kernels target
+/// baseline x86-64), else `libdlm_runtime.a` ($DLM_RUNTIME_LIB overrides).
 int buildExecutable(const graph::Graph &graph, DiagnosticEngine &diags,
                     const CodegenOptions &options, llvm::StringRef exePath, llvm::StringRef toolPath);
 

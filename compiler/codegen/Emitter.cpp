@@ -58,7 +58,11 @@ public:
     beginInit();
     mainFn = llvm::Function::Create(llvm::FunctionType::get(b.getInt32Ty(), false),
                                     llvm::Function::ExternalLinkage, "dlm_main", m.get());
+    finiFn = llvm::Function::Create(llvm::FunctionType::get(voidTy(), false),
+                                    llvm::Function::InternalLinkage, "dlm_fini", m.get());
+    finiFn->addFnAttr(llvm::Attribute::NoInline);
     allocaBlock = llvm::BasicBlock::Create(ctx, "entry", mainFn);
+    beginTensorSlots();
     auto *start = llvm::BasicBlock::Create(ctx, "start", mainFn);
     b.SetInsertPoint(start);
     llvm::Value *initStatus = b.CreateCall(initFn);
@@ -66,14 +70,17 @@ public:
     auto *go = llvm::BasicBlock::Create(ctx, "program", mainFn);
     b.CreateCondBr(b.CreateICmpNE(initStatus, b.getInt32(0)), fail, go);
     b.SetInsertPoint(fail);
+    b.CreateCall(finiFn);
     b.CreateRet(b.getInt32(1));
     b.SetInsertPoint(go);
     emitItems(s.regions[graph::kRootFrame], [](const Item &) { return true; });
     releaseOwned(s.regions[graph::kRootFrame]);
+    b.CreateCall(finiFn);
     b.CreateRet(b.getInt32(0));
     llvm::IRBuilder<> ab(allocaBlock);
     ab.CreateBr(start);
     ib.CreateRet(ib.getInt32(0));
+    finishFini();
     finishFailBlock();
     if (options.withMain) emitMain();
     if (!error.empty()) return nullptr;
@@ -219,6 +226,7 @@ private:
   llvm::Value *attrsOf(const Node &n) {
     if (n.attrs.empty()) return llvm::ConstantPointerNull::get(ptrTy);
     auto *gv = global(ptrTy, llvm::ConstantPointerNull::get(ptrTy), "attrs." + llvm::Twine(n.id));
+    attrObjects.push_back(gv);
     llvm::Value *a = ib.CreateCall(rt("dlm_attrs_new", ptrTy, {}), {});
     for (const auto &[name, value] : n.attrs) setAttr(a, name, value);
     ib.CreateStore(a, gv);
@@ -233,15 +241,35 @@ private:
     return reprOf(t) == Repr::Scalar ? scalarType(t.dtype()) : ptrTy;
   }
 
-  /// The slot of a resolved value, created (null-initialised) in the entry block on first use.
-  llvm::AllocaInst *slot(ValueRef v) {
-    std::vector<llvm::AllocaInst *> &ports = slots[v.node];
+  /// Tensor slots are the elements of one array (`tensors`, zeroed in the entry block) rather
+  /// than allocas of their own, so that the error exit can release every reference the program
+  /// holds with one call (releaseTensorsFunction) instead of a phi per slot and failing call.
+  /// The array is as long as the graph has tensor results.
+  void beginTensorSlots() {
+    tensorCount = 0;
+    for (const Node &n : g.nodes())
+      for (uint32_t p = 0; p < n.numResults(); ++p)
+        if (repr({n.id, p}) == Repr::Tensor) ++tensorCount;
+    llvm::IRBuilder<> ab(allocaBlock);
+    tensors = ab.CreateAlloca(ptrTy, ab.getInt64(std::max<uint64_t>(tensorCount, 1)), "tensors");
+    ab.CreateMemSet(tensors, ab.getInt8(0), std::max<uint64_t>(tensorCount, 1) * 8, llvm::MaybeAlign(8));
+  }
+
+  /// The slot of a resolved value, created in the entry block on first use: an element of the
+  /// tensor array for a tensor, an alloca otherwise (a str slot starts null).
+  llvm::Value *slot(ValueRef v) {
+    std::vector<llvm::Value *> &ports = slots[v.node];
     if (ports.size() <= v.port) ports.resize(g.node(v.node).numResults(), nullptr);
     if (!ports[v.port]) {
       llvm::IRBuilder<> ab(allocaBlock);
       llvm::Type *ty = slotType(v);
-      ports[v.port] = ab.CreateAlloca(ty, nullptr, "v" + llvm::Twine(v.node) + "." + llvm::Twine(v.port));
-      if (ty == ptrTy) ab.CreateStore(llvm::ConstantPointerNull::get(ptrTy), ports[v.port]);
+      std::string name = "v" + std::to_string(v.node) + "." + std::to_string(v.port);
+      if (repr(v) == Repr::Tensor) {
+        ports[v.port] = ab.CreateConstInBoundsGEP1_64(ptrTy, tensors, tensorUsed++, name);
+      } else {
+        ports[v.port] = ab.CreateAlloca(ty, nullptr, name);
+        if (ty == ptrTy) ab.CreateStore(llvm::ConstantPointerNull::get(ptrTy), ports[v.port]);
+      }
     }
     return ports[v.port];
   }
@@ -250,7 +278,25 @@ private:
     ValueRef r = s.resolve(g, v);
     return b.CreateLoad(slotType(r), slot(r));
   }
-  void store(ValueRef v, llvm::Value *x) { b.CreateStore(x, slot(v)); }
+  /// Stores into v's slot. A value of another machine type (a forwarding node or loop variable
+  /// declared with a dtype its input does not have) would silently overwrite the slot with the
+  /// wrong bits: it is an internal error instead.
+  void store(ValueRef v, llvm::Value *x) {
+    llvm::Type *want = slotType(v);
+    if (x->getType() != want) {
+      unsupported(g.node(v.node), "stores a " + typeName(x->getType()) + " into a " +
+                                      typeName(want) + " slot (its type " +
+                                      g.typeOf(v).str() + " disagrees with its operand's)");
+      return;
+    }
+    b.CreateStore(x, slot(v));
+  }
+  static std::string typeName(llvm::Type *t) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    t->print(os);
+    return s;
+  }
 
   /// One operand (or result) array shared by every kernel call site, as large as the largest.
   llvm::AllocaInst *callArray(llvm::AllocaInst *&array, llvm::Type *ty) {
@@ -311,8 +357,53 @@ private:
     auto field = [&](unsigned i, llvm::Type *ty) { return fb.CreateLoad(ty, fb.CreateStructGEP(siteTy(), site, i)); };
     fb.CreateCall(rt("dlm_set_error_location", voidTy(), {ptrTy, i32(), i32(), ptrTy}),
                   {field(0, ptrTy), field(1, i32()), field(2, i32()), field(3, ptrTy)});
+    // Every slot holds one reference or null, so dropping them all releases exactly what the
+    // program owned when it stopped (the root's values and the live iteration's of every loop).
+    fb.CreateCall(releaseTensorsFunction(), {tensors, fb.getInt64(tensorCount)});
+    fb.CreateCall(finiFn);
     fb.CreateRet(fb.getInt32(1));
   }
+  /// `void dlm_release_tensors(ptr slots, i64 n)`: dlm_tensor_release on each (null-safe).
+  llvm::Function *releaseTensorsFunction() {
+    auto *fn = llvm::Function::Create(llvm::FunctionType::get(voidTy(), {ptrTy, i64()}, false),
+                                      llvm::Function::InternalLinkage, "dlm_release_tensors", m.get());
+    fn->addFnAttr(llvm::Attribute::Cold);
+    fn->addFnAttr(llvm::Attribute::NoInline);
+    auto *entry = llvm::BasicBlock::Create(ctx, "entry", fn);
+    auto *body = llvm::BasicBlock::Create(ctx, "slot", fn);
+    auto *done = llvm::BasicBlock::Create(ctx, "done", fn);
+    llvm::IRBuilder<> fb(entry);
+    fb.CreateCondBr(fb.CreateICmpSGT(fn->getArg(1), fb.getInt64(0)), body, done);
+    fb.SetInsertPoint(body);
+    llvm::PHINode *i = fb.CreatePHI(i64(), 2, "i");
+    i->addIncoming(fb.getInt64(0), entry);
+    fb.CreateCall(rt("dlm_tensor_release", voidTy(), {ptrTy}),
+                  {fb.CreateLoad(ptrTy, fb.CreateInBoundsGEP(ptrTy, fn->getArg(0), i))});
+    llvm::Value *next = fb.CreateAdd(i, fb.getInt64(1));
+    i->addIncoming(next, body);
+    fb.CreateCondBr(fb.CreateICmpSLT(next, fn->getArg(1)), body, done);
+    fb.SetInsertPoint(done);
+    fb.CreateRetVoid();
+    return fn;
+  }
+
+  /// @dlm_fini, run on every exit of @dlm_main: drops what @dlm_init built (the tensor
+  /// literals' references and the attribute objects) and nulls the globals, so that running
+  /// the entry again (a JitSession cache hit) starts from a clean state.
+  void finishFini() {
+    llvm::IRBuilder<> fb(llvm::BasicBlock::Create(ctx, "entry", finiFn));
+    llvm::Value *null = llvm::ConstantPointerNull::get(ptrTy);
+    for (llvm::GlobalVariable *gv : constTensors) {
+      fb.CreateCall(rt("dlm_tensor_release", voidTy(), {ptrTy}), {fb.CreateLoad(ptrTy, gv)});
+      fb.CreateStore(null, gv);
+    }
+    for (llvm::GlobalVariable *gv : attrObjects) {
+      fb.CreateCall(rt("dlm_attrs_free", voidTy(), {ptrTy}), {fb.CreateLoad(ptrTy, gv)});
+      fb.CreateStore(null, gv);
+    }
+    fb.CreateRetVoid();
+  }
+
   void checkStatus(llvm::Value *status, const Node &n) { checkFailure(b.CreateICmpNE(status, b.getInt32(0)), n); }
 
   bool unsupported(const Node &n, const std::string &what) {
@@ -482,6 +573,7 @@ private:
     }
     // A tensor literal: one kernel call at start-up.
     auto *gv = global(ptrTy, llvm::ConstantPointerNull::get(ptrTy), "const." + llvm::Twine(n.id));
+    constTensors.push_back(gv);
     llvm::Value *a = ib.CreateCall(rt("dlm_attrs_new", ptrTy, {}), {});
     for (const auto &[name, v] : n.attrs) setAttr(a, name, v);
     llvm::AllocaInst *out = nullptr;
@@ -821,7 +913,11 @@ private:
   llvm::BasicBlock *allocaBlock = nullptr, *initFail = nullptr;
   llvm::PointerType *ptrTy = nullptr;
   llvm::StructType *valueTy = nullptr;
-  std::vector<std::vector<llvm::AllocaInst *>> slots;
+  std::vector<std::vector<llvm::Value *>> slots; ///< see slot()
+  llvm::AllocaInst *tensors = nullptr;          ///< the tensor slots (beginTensorSlots)
+  uint64_t tensorCount = 0, tensorUsed = 0;
+  llvm::Function *finiFn = nullptr;             ///< @dlm_fini (finishFini)
+  std::vector<llvm::GlobalVariable *> constTensors, attrObjects; ///< what @dlm_fini drops
   std::map<std::string, llvm::Constant *> strings;
   std::map<std::string, llvm::GlobalVariable *> kernelIds;
   std::vector<std::vector<unsigned>> uses, exitUses; ///< see countUses

@@ -14,6 +14,8 @@
 //   3. Evaluate: the input constants through the `const` kernel, the node through its kernel.
 //   4. Keep the result only when it has at most kMaxFoldedElements elements and every value is
 //      exact as a double (i64 within 2^53, no NaN), since .dlmir constants are written as doubles.
+//      The result is converted to the node's declared dtype, and a shape that contradicts the
+//      declared one is not folded: folding never changes a node's type.
 //   5. Rewrite the node in place into `const`; its control inputs become its own plus those of
 //      the constants it read, so it is dead exactly when it was (a branch not taken).
 //
@@ -77,8 +79,34 @@ std::optional<std::vector<double>> elementsOf(const rt::Tensor &t) {
   return values;
 }
 
-/// Turns `n` into a `const` holding `t`; false (n untouched) when `t` cannot be written exactly.
-bool becomeConstant(Node &n, const rt::Tensor &t) {
+/// `t` converted to `dtype` with the cast kernel; nullopt on failure.
+std::optional<rt::Tensor> castTo(const rt::Tensor &t, DType dtype) {
+  if (t.dtype() == dtype)
+    return t;
+  std::vector<rt::Value> outs;
+  rt::Attrs attrs;
+  attrs.set("dtype", dtype);
+  if (!rt::callKernel("cast", {rt::Value(t)}, attrs, outs) || outs.size() != 1 || !outs[0].isTensor())
+    return std::nullopt;
+  return outs[0].tensor();
+}
+
+/// Turns `n` into a `const` holding `computed`; false (n untouched) when it cannot be written
+/// exactly or does not fit n's declared type. The declared dtype wins over the kernel's: a
+/// Python float lowers to an f64[] constant, so mul(f32[], f64[]) is declared f32[] (the scalar
+/// is weak) while the kernel promotes two 0-d operands to f64. Every reader of n (an Enter, a
+/// loop Merge) was typed against the declared type, so the folded node must keep it.
+bool becomeConstant(Node &n, const rt::Tensor &computed) {
+  const Type &declared = n.results[0];
+  if (computed.rank() != (int64_t)declared.rank())
+    return false;
+  for (size_t i = 0; i < declared.shape().size(); ++i)
+    if (declared.shape()[i].isStatic() && declared.shape()[i].size() != computed.shape()[i])
+      return false;
+  std::optional<rt::Tensor> converted = castTo(computed, declared.dtype());
+  if (!converted)
+    return false;
+  const rt::Tensor &t = *converted;
   if (t.numel() > kMaxFoldedElements)
     return false;
   std::optional<std::vector<double>> values = elementsOf(t);

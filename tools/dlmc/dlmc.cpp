@@ -30,7 +30,9 @@ static void printHelp(llvm::raw_ostream &os) {
     os << info.description << (info.print ? "" : " (not in this build yet)") << "\n";
   }
   os << "  -o FILE                 write a native executable (with -c: the object file)\n"
-     << "  -c, --emit=obj          write an object file (FILE.o unless -o says otherwise)\n";
+     << "  -c, --emit=obj          write an object file (FILE.o unless -o says otherwise)\n"
+     << "  --aot-cpu=generic|native  the CPU -o/-c code targets: any x86-64 (default) or this\n"
+     << "                          machine's (its features, like the JIT)\n";
   printCommonOptionsHelp(os);
   os << "\nEXIT STATUS: 0 ok, 1 error in the program, 2 bad command line, 70 internal error\n";
 }
@@ -56,6 +58,7 @@ static std::optional<int> setEmit(llvm::StringRef name, CompilerOptions &options
 struct OutputOptions {
   std::string path; ///< -o
   bool objectOnly = false; ///< -c / --emit=obj
+  std::string aotCpu = "generic"; ///< --aot-cpu
 };
 
 /// Parses the command line into `options`; returns an exit status when dlmc should stop.
@@ -86,6 +89,12 @@ static std::optional<int> parseArgs(int argc, char **argv, CompilerOptions &opti
       }
       if (std::optional<int> status = setEmit(argv[++i], options))
         return status;
+      continue;
+    }
+    if (arg.consume_front("--aot-cpu=")) {
+      if (arg != "generic" && arg != "native")
+        return usageError("dlmc", "unknown --aot-cpu '" + arg + "' (expected 'generic' or 'native')");
+      output.aotCpu = arg.str();
       continue;
     }
     if (arg == "-c" || arg == "--emit=obj" || arg == "-emit=obj") {
@@ -121,6 +130,7 @@ static int writeOutput(Compilation &compilation, const OutputOptions &output, co
   codegen::CodegenOptions codegenOptions;
   codegenOptions.optLevel = options.optLevel;
   codegenOptions.timePasses = options.timePasses;
+  codegenOptions.aotCpu = output.aotCpu;
   DiagnosticEngine &diags = compilation.getDiagnostics();
   if (output.objectOnly) {
     std::string path = output.path;
