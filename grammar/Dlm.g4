@@ -19,9 +19,9 @@ tokens { INDENT, DEDENT }
 
 file : (NEWLINE | stmt)* EOF ;
 
-stmt : simpleStmt | compoundStmt ;
-
-simpleStmt : smallStmt NEWLINE ;
+// Statement rules are flat (no simpleStmt/compoundStmt wrappers): each rule level is one more
+// parse-tree node per statement.
+stmt : smallStmt NEWLINE | funcDef | ifStmt | whileStmt | forStmt ;
 
 smallStmt
   : IMPORT importName                                   # importStmt
@@ -38,8 +38,6 @@ importPart : NAME | DOT DOT | DOT ;
 
 augOp : PLUS_ASSIGN | MINUS_ASSIGN | STAR_ASSIGN | SLASH_ASSIGN ;
 
-compoundStmt : funcDef | ifStmt | whileStmt | forStmt ;
-
 funcDef : DEF NAME LPAREN params? RPAREN (ARROW annotation)? COLON block ;
 params  : param (COMMA param)* COMMA? ;
 param   : NAME (COLON annotation)? (ASSIGN expr)? ;
@@ -50,7 +48,7 @@ elseClause : ELSE COLON block ;
 whileStmt  : WHILE expr COLON block ;
 forStmt    : FOR testList IN testList COLON block ;
 
-block : simpleStmt | NEWLINE INDENT stmt+ DEDENT ;
+block : smallStmt NEWLINE | NEWLINE INDENT stmt+ DEDENT ;
 
 // Type annotations: `int`, `Tensor`, `Tensor[f64, B, 784]`, `(Tensor, int)`, `tuple[...]`.
 // Which names are types, dtypes or symbolic dimensions is decided by the AST builder.

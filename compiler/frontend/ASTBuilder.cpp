@@ -95,15 +95,15 @@ bool ASTBuilder::buildFile(P::FileContext *file) {
 }
 
 Stmt *ASTBuilder::buildStmt(P::StmtContext *ctx) {
-  // The first token tells the kind of statement (cheaper than the generated accessors, which
-  // dynamic_cast every child).
-  auto *inner = static_cast<antlr4::ParserRuleContext *>(ctx->children[0]);
+  // children: smallStmt NEWLINE | funcDef | ifStmt | whileStmt | forStmt. The first token tells
+  // which (cheaper than the generated accessors, which dynamic_cast every child).
+  ParseTree *inner = ctx->children[0];
   switch (ctx->getStart()->getType()) {
-  case P::DEF: return buildFuncDef(static_cast<P::FuncDefContext *>(inner->children[0]));
-  case P::IF: return buildIf(static_cast<P::IfStmtContext *>(inner->children[0]));
-  case P::WHILE: return buildWhile(static_cast<P::WhileStmtContext *>(inner->children[0]));
-  case P::FOR: return buildFor(static_cast<P::ForStmtContext *>(inner->children[0]));
-  default: return buildSmallStmt(static_cast<P::SmallStmtContext *>(inner->children[0]));
+  case P::DEF: return buildFuncDef(static_cast<P::FuncDefContext *>(inner));
+  case P::IF: return buildIf(static_cast<P::IfStmtContext *>(inner));
+  case P::WHILE: return buildWhile(static_cast<P::WhileStmtContext *>(inner));
+  case P::FOR: return buildFor(static_cast<P::ForStmtContext *>(inner));
+  default: return buildSmallStmt(static_cast<P::SmallStmtContext *>(inner));
   }
 }
 
@@ -245,10 +245,9 @@ Stmt *ASTBuilder::buildFor(P::ForStmtContext *ctx) {
 }
 
 Body ASTBuilder::buildBlock(P::BlockContext *ctx) {
-  // children: simpleStmt | NEWLINE INDENT stmt+ DEDENT
-  if (ctx->children.size() == 1)
-    return Body{buildSmallStmt(static_cast<P::SmallStmtContext *>(
-        static_cast<P::SimpleStmtContext *>(ctx->children[0])->children[0]))};
+  // children: smallStmt NEWLINE | NEWLINE INDENT stmt+ DEDENT
+  if (ctx->getStart()->getType() != P::NEWLINE)
+    return Body{buildSmallStmt(static_cast<P::SmallStmtContext *>(ctx->children[0]))};
   Body body;
   for (size_t i = 2; i + 1 < ctx->children.size(); ++i)
     body.push_back(buildStmt(static_cast<P::StmtContext *>(ctx->children[i])));

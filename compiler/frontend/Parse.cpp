@@ -16,6 +16,10 @@
 
 #include <utility>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 namespace dlm {
 
 using grammar::DlmParser;
@@ -131,9 +135,22 @@ bool checkNestingDepth(DiagnosticEngine &diag, const Module &module) {
   return true;
 }
 
+/// Turns off glibc's fastbins, once per process. A parse allocates a few million small
+/// objects (tokens, parse-tree contexts, terminal nodes) and frees them together; with fastbins
+/// every free that coalesces into a large block (>= 64 KiB) runs malloc_consolidate, which was
+/// 28 % of the parse time in `perf` (bench/RESULTS.md). Without them frees coalesce at once and
+/// tcache still serves the hot small sizes; the later stages measured the same either way.
+void tuneAllocator() {
+#if defined(__GLIBC__) && defined(M_MXFAST)
+  static const bool tuned = mallopt(M_MXFAST, 0) == 1;
+  (void)tuned;
+#endif
+}
+
 } // namespace
 
 std::unique_ptr<Module> parseBuffer(DiagnosticEngine &diag, unsigned bufferID) {
+  tuneAllocator();
   const llvm::MemoryBuffer *buffer = diag.getSourceMgr().getMemoryBuffer(bufferID);
   if (!checkEncoding(diag, buffer->getBuffer()))
     return nullptr;
