@@ -12,6 +12,7 @@
 #include "compiler/codegen/Codegen.h"
 #include "compiler/driver/Compilation.h"
 #include "compiler/sema/SSA.h"
+#include "runtime/Interrupt.h"
 
 #include "llvm/LineEditor/LineEditor.h"
 #include "llvm/Support/FileSystem.h"
@@ -20,9 +21,11 @@
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <optional>
 #include <unistd.h>
@@ -129,35 +132,166 @@ bool isTensorTree(const Type &type) {
   return true;
 }
 
-/// Names assigned by the unindented statements of `input`: in dlm a name bound only inside a
-/// loop or branch is not visible after it, so only these become session variables.
-std::vector<std::string> assignedNames(llvm::StringRef input) {
-  std::vector<std::string> names;
-  auto add = [&](llvm::StringRef name) {
-    name = name.trim();
-    if (name.empty() || !(std::isalpha(name[0]) || name[0] == '_'))
-      return;
-    for (char c : name)
-      if (!(std::isalnum(c) || c == '_'))
-        return;
-    if (std::find(names.begin(), names.end(), name.str()) == names.end())
-      names.push_back(name.str());
+/// One logical line of an input (physical lines joined inside brackets or after a trailing
+/// `\\`) and the statements indented under it.
+struct Statement {
+  llvm::StringRef text; ///< without the indentation
+  std::vector<Statement> body;
+};
+
+/// Splits `input` into statements nested by indentation. Blank and comment lines are dropped.
+std::vector<Statement> statementTree(llvm::StringRef input) {
+  struct Logical {
+    size_t indent;
+    llvm::StringRef text;
   };
-  llvm::SmallVector<llvm::StringRef> lines;
-  input.split(lines, '\n');
-  llvm::Regex assign("^\\(?([A-Za-z_][A-Za-z_0-9]*([ \t]*,[ \t]*[A-Za-z_][A-Za-z_0-9]*)*)"
-                     "\\)?[ \t]*(=[^=]|[-+*/]=)");
-  for (llvm::StringRef line : lines) {
-    if (line.trim().starts_with("def "))
-      break; // a def is never mixed with statements (handled on its own)
-    llvm::SmallVector<llvm::StringRef> m;
-    if (assign.match(line, &m)) {
-      llvm::SmallVector<llvm::StringRef> parts;
-      m[1].split(parts, ',');
-      for (llvm::StringRef p : parts)
-        add(p);
+  std::vector<Logical> logical;
+  size_t begin = 0;
+  int depth = 0;
+  char quote = 0;
+  bool comment = false;
+  for (size_t i = 0; i <= input.size(); ++i) {
+    char c = i < input.size() ? input[i] : '\n';
+    if (quote) {
+      if (c == '\\') ++i;
+      else if (c == quote) quote = 0;
+      continue;
+    }
+    if (comment && c != '\n') continue;
+    if (c == '#') comment = true;
+    else if (c == '"' || c == '\'') quote = c;
+    else if (c == '(' || c == '[' || c == '{') ++depth;
+    else if (c == ')' || c == ']' || c == '}') --depth;
+    else if (c == '\n') {
+      comment = false;
+      llvm::StringRef line = input.slice(begin, i);
+      if (depth > 0 || line.split('#').first.rtrim().ends_with("\\")) continue;
+      llvm::StringRef text = line.ltrim();
+      if (!text.empty() && !text.starts_with("#"))
+        logical.push_back({line.size() - text.size(), text.rtrim()});
+      begin = i + 1;
+      depth = 0;
     }
   }
+  // Nest by indentation: a statement owns the following ones indented deeper than it.
+  std::function<std::vector<Statement>(size_t &, size_t)> nest = [&](size_t &at, size_t indent) {
+    std::vector<Statement> out;
+    while (at < logical.size() && logical[at].indent >= indent) {
+      Statement st{logical[at].text, {}};
+      size_t own = logical[at].indent;
+      ++at;
+      if (at < logical.size() && logical[at].indent > own)
+        st.body = nest(at, logical[at].indent);
+      out.push_back(std::move(st));
+    }
+    return out;
+  };
+  size_t at = 0;
+  std::vector<Statement> top;
+  while (at < logical.size()) { // a first line indented deeper than a later one still counts
+    std::vector<Statement> part = nest(at, logical[at].indent);
+    top.insert(top.end(), part.begin(), part.end());
+  }
+  return top;
+}
+
+/// The block keyword a statement starts with ("if", "while", ...), or "".
+llvm::StringRef blockKeyword(llvm::StringRef text) {
+  llvm::StringRef word = text.take_while([](char c) { return std::isalnum(c) || c == '_'; });
+  for (const char *k : {"if", "elif", "else", "while", "for", "def"})
+    if (word == k) return word;
+  return "";
+}
+
+/// The names an assignment statement binds (`a = ...`, `a, b = ...`, `(a, b) = ...`, `a += ...`).
+std::vector<std::string> boundNames(llvm::StringRef text) {
+  static const llvm::Regex assign("^\\(?([A-Za-z_][A-Za-z_0-9]*([ \t]*,[ \t]*[A-Za-z_][A-Za-z_0-9]*)*)"
+                                  "[ \t]*,?[ \t]*\\)?[ \t]*(=[^=]|[-+*/@]=)");
+  std::vector<std::string> names;
+  llvm::SmallVector<llvm::StringRef> m;
+  if (!assign.match(text, &m)) return names;
+  llvm::SmallVector<llvm::StringRef> parts;
+  m[1].split(parts, ',');
+  for (llvm::StringRef p : parts)
+    names.push_back(p.trim().str());
+  return names;
+}
+
+/// Collects, for `stmts` run in order, the names bound on every path through them (`defined`:
+/// dlm keeps a name after an `if` only when every branch binds it, never one first bound in a
+/// loop) and every name assigned anywhere (`anywhere`), in order of appearance. defs are skipped.
+void collectAssignments(const std::vector<Statement> &stmts, std::vector<std::string> &defined,
+                        std::vector<std::string> &anywhere) {
+  auto addTo = [](std::vector<std::string> &set, const std::string &name) {
+    if (std::find(set.begin(), set.end(), name) == set.end()) set.push_back(name);
+  };
+  // A header with its body on the same line (`if c: x = 1`) has that statement as its body.
+  auto bodyOf = [](const Statement &st) {
+    if (!st.body.empty()) return st.body;
+    std::vector<Statement> inline_;
+    int depth = 0;
+    for (size_t i = 0; i < st.text.size(); ++i) {
+      char c = st.text[i];
+      if (c == '(' || c == '[' || c == '{') ++depth;
+      else if (c == ')' || c == ']' || c == '}') --depth;
+      else if (c == ':' && depth == 0) {
+        llvm::StringRef rest = st.text.substr(i + 1).trim();
+        if (!rest.empty() && !rest.starts_with("#")) inline_.push_back({rest, {}});
+        break;
+      }
+    }
+    return inline_;
+  };
+  for (size_t i = 0; i < stmts.size(); ++i) {
+    llvm::StringRef kw = blockKeyword(stmts[i].text);
+    if (kw == "def") continue;
+    if (kw == "while" || kw == "for") {
+      std::vector<std::string> inLoop;
+      collectAssignments(bodyOf(stmts[i]), inLoop, anywhere);
+      continue;
+    }
+    if (kw == "if") {
+      // The chain if / elif... / else: a name survives when every branch binds it.
+      std::optional<std::vector<std::string>> common;
+      bool hasElse = false;
+      for (size_t j = i; j < stmts.size(); ++j) {
+        llvm::StringRef k = blockKeyword(stmts[j].text);
+        if (j > i && k != "elif" && k != "else") break;
+        std::vector<std::string> branch = defined;
+        collectAssignments(bodyOf(stmts[j]), branch, anywhere);
+        if (common) {
+          std::vector<std::string> both;
+          for (const std::string &n : *common)
+            if (std::find(branch.begin(), branch.end(), n) != branch.end()) both.push_back(n);
+          common = both;
+        } else {
+          common = branch;
+        }
+        hasElse = k == "else";
+        i = j;
+      }
+      if (hasElse)
+        for (const std::string &n : *common) addTo(defined, n);
+      continue;
+    }
+    for (const std::string &n : boundNames(stmts[i].text)) {
+      addTo(defined, n);
+      addTo(anywhere, n);
+    }
+  }
+}
+
+/// The variables `input` leaves for the session: those bound on every path through it, and the
+/// session's own variables it reassigns anywhere (a loop or `if` updating a variable that
+/// existed before carries the new value out, as in a program).
+std::vector<std::string> assignedNames(llvm::StringRef input, const std::vector<std::string> &existing) {
+  std::vector<std::string> defined, anywhere;
+  collectAssignments(statementTree(input), defined, anywhere);
+  std::vector<std::string> names;
+  for (const std::string &n : anywhere)
+    if (std::find(defined.begin(), defined.end(), n) != defined.end() ||
+        std::find(existing.begin(), existing.end(), n) != existing.end())
+      names.push_back(n);
   return names;
 }
 
@@ -193,13 +327,16 @@ private:
   std::string prelude(unsigned &lines) const;
   /// Compiles `body` after the prelude. With `typesOf`, stops after sema and returns the
   /// argument types of the trailing `__repl_keep(...)` calls.
+  /// `lead` lines at the start of `body` are the REPL's own (a `print(` wrapper): diagnostics
+  /// count the input's lines after them.
   bool compile(llvm::StringRef body, EmitKind emit, llvm::raw_ostream &os,
-               const std::function<bool(Compilation &)> &then);
-  bool typesOf(llvm::StringRef body, size_t count, std::vector<Type> &types);
+               const std::function<bool(Compilation &)> &then, unsigned lead = 0);
+  bool typesOf(llvm::StringRef body, size_t count, std::vector<Type> &types, unsigned lead = 0);
   bool runStatements(llvm::StringRef input);
   bool define(llvm::StringRef input);
   bool command(llvm::StringRef input);
   void printDiagnostics(llvm::StringRef text, unsigned preludeLines);
+  bool interrupted();
 
   const char *argv0;
   bool interactive;
@@ -243,7 +380,7 @@ void Session::printDiagnostics(llvm::StringRef text, unsigned preludeLines) {
 }
 
 bool Session::compile(llvm::StringRef body, EmitKind emit, llvm::raw_ostream &os,
-                      const std::function<bool(Compilation &)> &then) {
+                      const std::function<bool(Compilation &)> &then, unsigned lead) {
   unsigned lines = 0;
   std::string source = prelude(lines) + body.str() + "\n";
   std::string path = folder + "/input.dlm";
@@ -269,20 +406,40 @@ bool Session::compile(llvm::StringRef body, EmitKind emit, llvm::raw_ostream &os
     ok = then(compilation);
   os.flush();
   llvm::outs().flush();
-  printDiagnostics(messages, lines);
+  if (interactive && dlm_interrupt_requested())
+    llvm::errs() << "\n"; // past the terminal's echo of ^C
+  printDiagnostics(messages, lines + lead);
   return ok && !diag.hasErrors();
 }
 
-bool Session::typesOf(llvm::StringRef body, size_t count, std::vector<Type> &types) {
-  // Each probe `__repl_keep(v)` on the last `count` lines becomes `__repl_keepK(v)` with its own
-  // identity function: the specialisation's result type is v's type (calls with constant
-  // arguments may be folded away, the specialised function is not).
+/// Ctrl-C before the program started (while it was being compiled): says so and withdraws
+/// the request. A running program stops by itself (runtime/Interrupt.h).
+bool Session::interrupted() {
+  if (!dlm_interrupt_requested())
+    return false;
+  llvm::outs().flush();
+  llvm::errs() << (interactive ? "\n" : "") << "dlm: error: " << rt::kInterruptedMessage << "\n";
+  dlm_interrupt_clear();
+  return true;
+}
+
+bool Session::typesOf(llvm::StringRef body, size_t count, std::vector<Type> &types,
+                      unsigned lead) {
+  // Each of the last `count` probes `__repl_keep(v)` (a line starting so) becomes
+  // `__repl_keepK(v)` with its own identity function: the specialisation's result type is v's
+  // type (calls with constant arguments may be folded away, the specialised function is not).
   llvm::SmallVector<llvm::StringRef> lines;
   body.rtrim().split(lines, '\n');
+  std::vector<size_t> probes;
+  for (size_t i = 0; i < lines.size(); ++i)
+    if (lines[i].starts_with(std::string(kKeep) + "("))
+      probes.push_back(i);
+  if (probes.size() > count)
+    probes.erase(probes.begin(), probes.end() - count);
   std::string text, defs;
   for (size_t i = 0; i < lines.size(); ++i) {
-    size_t k = i + count - lines.size();
-    if (i + count >= lines.size() && lines[i].starts_with(kKeep)) {
+    size_t k = std::find(probes.begin(), probes.end(), i) - probes.begin();
+    if (k < probes.size()) {
       std::string fn = std::string(kKeep) + std::to_string(k);
       defs += "def " + fn + "(v):\n    return v\n";
       text += fn + lines[i].drop_front(std::strlen(kKeep)).str() + "\n";
@@ -306,7 +463,7 @@ bool Session::typesOf(llvm::StringRef body, size_t count, std::vector<Type> &typ
       types.push_back(found->resultType);
     }
     return true;
-  });
+  }, lead);
 }
 
 bool Session::define(llvm::StringRef input) {
@@ -374,20 +531,27 @@ bool isPrintableExpression(llvm::StringRef input,
 }
 
 bool Session::runStatements(llvm::StringRef input) {
-  std::vector<std::string> names = assignedNames(input);
+  std::vector<std::string> existing;
+  for (const Variable &v : vars)
+    existing.push_back(v.name);
+  std::vector<std::string> names = assignedNames(input, existing);
   std::string body = input.rtrim().str() + "\n";
-  if (isPrintableExpression(input, functions))
-    body = "print(" + input.trim().str() + ")\n";
+  // A printed expression goes on a line of its own inside `print(`...`)`, so that diagnostics
+  // show it as typed.
+  unsigned lead = 0;
+  if (isPrintableExpression(input, functions)) {
+    body = "print(\n" + input.rtrim().str() + "\n)\n";
+    lead = 1;
+  }
   // 1. Check the input and learn the types of the variables it assigns.
   std::string probe = body;
   for (const std::string &n : names)
     probe += std::string(kKeep) + "(" + n + ")\n";
   std::vector<Type> types;
-  if (!typesOf(probe, names.size(), types))
+  if (!typesOf(probe, names.size(), types, lead) || interrupted())
     return false;
   // 2. Run it, saving what it assigned.
   std::string program = body;
-  std::vector<std::string> scalarNames;
   for (size_t i = 0; i < names.size(); ++i) {
     const Type &t = types[i];
     std::string file = "\"" + fileOf(names[i]) + "\"";
@@ -401,6 +565,8 @@ bool Session::runStatements(llvm::StringRef input) {
       program += "save(" + file + ", full((1,), 1 if " + names[i] + " else 0, dtype=i64))\n";
   }
   bool ok = compile(program, EmitKind::None, llvm::outs(), [&](Compilation &c) {
+    if (interrupted())
+      return false;
     codegen::CodegenOptions options;
       unsigned lines = 0;
     prelude(lines);
@@ -409,7 +575,9 @@ bool Session::runStatements(llvm::StringRef input) {
     // One JIT for the whole session: every input is a new program in it (docs/repl.md).
     int status = jit.run(*c.getGraph(), c.getDiagnostics(), options);
     return status == 0;
-  });
+  }, lead);
+  // A run stopped by Ctrl-C has reported "error: interrupted" at the loop it was in.
+  dlm_interrupt_clear();
   if (!ok)
     return false;
   // 3. The variables now hold the values the files have.
@@ -418,8 +586,10 @@ bool Session::runStatements(llvm::StringRef input) {
     Variable v{names[i], t, ""};
     std::optional<std::vector<SavedLeaf>> leaves = readSaved(fileOf(names[i]));
     if (!leaves) {
-      llvm::errs() << "dlm: note: '" << names[i] << "' (" << t.str()
-                   << ") is not kept across inputs\n";
+      std::string type = t.str();
+      if (type.size() > 60)
+        type = type.substr(0, 57) + "...";
+      llvm::errs() << "dlm: note: '" << names[i] << "' (" << type << ") is not kept across inputs\n";
       continue;
     }
     if (isTensorTree(t)) {
@@ -492,9 +662,31 @@ const char *kHelp =
     "  :reset             forget every variable, function and import\n"
     "  :quit              leave (as does Ctrl-D)\n";
 
+/// A command's argument: what it takes (empty for none), for the usage check.
+const char *commandArgument(llvm::StringRef name) {
+  if (name == ":type") return "EXPR";
+  if (name == ":graph" || name == ":grad" || name == ":time") return "STMT";
+  if (name == ":dot") return "STMT FILE";
+  if (name == ":load") return "FILE";
+  return "";
+}
+
 bool Session::command(llvm::StringRef input) {
   auto [name, arg] = input.trim().split(' ');
   arg = arg.trim();
+  bool known = std::find_if(std::begin(kCommands), std::end(kCommands), [&](const char *c) {
+                 return name == c;
+               }) != std::end(kCommands) || name == ":q";
+  if (!known) {
+    llvm::errs() << "dlm: error: unknown command '" << name << "' (:help lists them)\n";
+    return false;
+  }
+  llvm::StringRef takes = commandArgument(name);
+  if (takes.empty() != arg.empty()) {
+    llvm::errs() << "dlm: error: usage: " << name << (takes.empty() ? "" : " ") << takes
+                 << (takes.empty() ? " (takes no argument)" : "") << "\n";
+    return false;
+  }
   if (name == ":help") {
     llvm::outs() << kHelp;
     return true;
@@ -513,7 +705,8 @@ bool Session::command(llvm::StringRef input) {
   }
   if (name == ":type") {
     std::vector<Type> types;
-    if (!typesOf(std::string(kKeep) + "(" + arg.str() + ")", 1, types))
+    // The expression on a line of its own, so that diagnostics show it as typed.
+    if (!typesOf(std::string(kKeep) + "(\n" + arg.str() + "\n)", 1, types, 1))
       return false;
     llvm::outs() << types[0].str() << "\n";
     return true;
@@ -524,12 +717,14 @@ bool Session::command(llvm::StringRef input) {
   }
   if (name == ":dot") {
     auto [stmt, file] = arg.rsplit(' ');
+    if (file.empty() || stmt.trim().empty()) {
+      llvm::errs() << "dlm: error: usage: :dot STMT FILE\n";
+      return false;
+    }
     std::error_code ec;
     llvm::raw_fd_ostream out(file, ec);
-    if (ec || stmt.empty()) {
-      llvm::errs() << "dlm: error: usage: :dot STMT FILE"
-                   << (ec ? " (cannot write '" + file.str() + "': " + ec.message() + ")" : "")
-                   << "\n";
+    if (ec) {
+      llvm::errs() << "dlm: error: cannot write '" << file << "': " << ec.message() << "\n";
       return false;
     }
     return compile(stmt, EmitKind::Dot, out, nullptr);
@@ -575,7 +770,7 @@ bool Session::command(llvm::StringRef input) {
       ok = runStatements(statements) && ok;
     return ok;
   }
-  llvm::errs() << "dlm: error: unknown command '" << name << "' (:help lists them)\n";
+  llvm::errs() << "dlm: internal error: command '" << name << "' has no implementation\n";
   return false;
 }
 
@@ -650,34 +845,60 @@ int runRepl(const char *argv0) {
     llvm::outs() << "dlm REPL — :help for commands, Ctrl-D to exit\n";
     llvm::outs().flush();
   }
-  auto readLine = [&](bool continuation) -> std::optional<std::string> {
+  // Ctrl-C stops the running input (runtime/Interrupt.h), or at the prompt drops the line.
+  rt::InterruptHandler onCtrlC;
+  // What the user typed: a line, nothing more (Ctrl-D, end of input), or Ctrl-C at the prompt.
+  enum class Read { Line, End, Cancelled };
+  std::string line;
+  auto readLine = [&](bool continuation) -> Read {
     if (editor) {
       editor->setPrompt(continuation ? "... " : ">>> ");
-      return editor->readLine();
+      std::optional<std::string> got = editor->readLine();
+      if (dlm_interrupt_requested()) { // the editor's read was interrupted, as in Python
+        dlm_interrupt_clear();
+        llvm::outs() << "\n";
+        llvm::outs().flush();
+        return Read::Cancelled;
+      }
+      if (!got)
+        return Read::End;
+      line = std::move(*got);
+      return Read::Line;
     }
-    std::string line;
-    int c;
-    while ((c = std::getc(stdin)) != EOF && c != '\n')
+    // Piped input: a Ctrl-C while reading stays pending and stops the next input.
+    line.clear();
+    for (;;) {
+      int c = std::getc(stdin);
+      if (c == EOF && std::ferror(stdin) && errno == EINTR) {
+        std::clearerr(stdin);
+        continue;
+      }
+      if (c == EOF)
+        return line.empty() ? Read::End : Read::Line;
+      if (c == '\n')
+        return Read::Line;
       line += char(c);
-    if (c == EOF && line.empty())
-      return std::nullopt;
-    return line;
+    }
   };
   while (!session.quit) {
-    std::optional<std::string> line = readLine(false);
-    if (!line)
+    Read got = readLine(false);
+    if (got == Read::End)
       break;
-    std::string block = *line + "\n";
-    bool lastEmpty = llvm::StringRef(*line).trim().empty();
-    while (!llvm::StringRef(block).trim().empty() && needsMore(block, lastEmpty)) {
-      std::optional<std::string> more = readLine(true);
-      if (!more)
+    if (got == Read::Cancelled)
+      continue;
+    std::string block = line + "\n";
+    bool lastEmpty = llvm::StringRef(line).trim().empty();
+    while (got == Read::Line && !llvm::StringRef(block).trim().empty() && needsMore(block, lastEmpty)) {
+      got = readLine(true);
+      if (got != Read::Line)
         break;
-      lastEmpty = llvm::StringRef(*more).trim().empty();
+      lastEmpty = llvm::StringRef(line).trim().empty();
       if (lastEmpty && !needsMore(block, true))
         break;
-      block += *more + "\n";
+      block += line + "\n";
     }
+    if (got == Read::Cancelled) // Ctrl-C inside a block drops the whole block
+      continue;
     if (!session.execute(block))
       anyError = true;
     llvm::outs().flush();
@@ -689,9 +910,7 @@ int runRepl(const char *argv0) {
   llvm::outs().flush();
   llvm::errs().flush();
   std::fflush(nullptr);
-  // Skips the JIT session's teardown at exit, which crashes after a program with loops ran
-  // (an ORC teardown-order problem not yet understood; the process is ending anyway).
-  std::_Exit(!interactive && anyError ? 1 : 0);
+  return !interactive && anyError ? 1 : 0;
 }
 
 } // namespace dlm

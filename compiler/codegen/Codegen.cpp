@@ -13,6 +13,7 @@
 #include "compiler/codegen/Structure.h"
 #include "compiler/ir/Dlmir.h"
 #include "runtime/CApi.h"
+#include "runtime/Interrupt.h"
 
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
@@ -208,7 +209,7 @@ void optimize(llvm::Module &module, llvm::TargetMachine &tm, unsigned level) {
   X(dlm_set_error) X(dlm_set_error_location) X(dlm_print_last_error) X(dlm_tensor_empty)          \
   X(dlm_tensor_data) X(dlm_tensor_shape) X(dlm_tensor_numel) X(dlm_tensor_is_contiguous)          \
   X(dlm_tensor_contiguous) X(dlm_tensor_dtype) X(dlm_tensor_rank) X(dlm_tensor_dense_data)       \
-  X(dlm_tensor_output_like)
+  X(dlm_tensor_output_like) X(dlm_interrupted)
 
 /// Above this many instructions in @dlm_main the JIT compiles the program at -O0. Large
 /// programs are kernel-bound — the calls into the runtime dominate and run as fast unoptimised —
@@ -312,6 +313,9 @@ struct JitSession::Impl {
   symbols[jit->mangleAndIntern(#name)] = {llvm::orc::ExecutorAddr::fromPtr(&name), flags};
     DLM_CAPI_SYMBOLS(DLM_DEFINE_SYMBOL)
 #undef DLM_DEFINE_SYMBOL
+    // The flag loops read at each back-edge (runtime/Interrupt.h): data, not callable.
+    symbols[jit->mangleAndIntern("dlm_interrupt_flag")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&dlm_interrupt_flag), llvm::JITSymbolFlags::Exported};
     llvm::orc::JITDylib &main = jit->getMainJITDylib();
     if (llvm::Error e = main.define(llvm::orc::absoluteSymbols(std::move(symbols))))
       return llvm::toString(std::move(e));

@@ -406,6 +406,21 @@ private:
 
   void checkStatus(llvm::Value *status, const Node &n) { checkFailure(b.CreateICmpNE(status, b.getInt32(0)), n); }
 
+  /// A loop's back-edge: one load of dlm_interrupt_flag (runtime/Interrupt.h) and a branch; a
+  /// set flag stops the program like a run-time error at n ("interrupted").
+  void checkInterrupt(const Node &n) {
+    llvm::LoadInst *flag = b.CreateLoad(i32(), m->getOrInsertGlobal("dlm_interrupt_flag", i32()), "interrupt");
+    flag->setAtomic(llvm::AtomicOrdering::Monotonic);
+    flag->setAlignment(llvm::Align(4));
+    auto *stop = llvm::BasicBlock::Create(ctx, "interrupted", mainFn);
+    auto *go = llvm::BasicBlock::Create(ctx, "latch", mainFn);
+    b.CreateCondBr(b.CreateICmpNE(flag, b.getInt32(0)), stop, go, llvm::MDBuilder(ctx).createUnlikelyBranchWeights());
+    b.SetInsertPoint(stop);
+    checkStatus(b.CreateCall(rt("dlm_interrupted", i32(), {})), n);
+    b.CreateBr(go);
+    b.SetInsertPoint(go);
+  }
+
   bool unsupported(const Node &n, const std::string &what) {
     if (error.empty()) error = "node %" + std::to_string(n.id) + " ('" + n.op + "'): " + what;
     return false;
@@ -501,6 +516,7 @@ private:
       if (repr(merge) == Repr::Tensor) release(b, b.CreateLoad(ptrTy, slot(merge)));
       store(merge, next[i]);
     }
+    checkInterrupt(g.node(loop.pred.node));
     b.CreateBr(header);
     b.SetInsertPoint(exit);
     for (NodeId x : loop.exits) {

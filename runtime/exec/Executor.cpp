@@ -26,6 +26,7 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/exec/Executor.h"
 
+#include "runtime/Interrupt.h"
 #include "runtime/Threads.h"
 
 #include <algorithm>
@@ -495,7 +496,10 @@ void RunState::processNode(const Tagged &t, Scratch &s) {
   int consumed = 0;
   Status st;
   if (!aborted.load(std::memory_order_acquire)) {
-    if (!t.dead) {
+    if (dlm_interrupt_requested()) {
+      // Ctrl-C in the REPL (runtime/Interrupt.h): stop as on a run-time error at this node.
+      st = Status::error(kInterruptedMessage);
+    } else if (!t.dead) {
       st = compute(t, slots, s, consumed);
     } else {
       for (int32_t i = 0; i < p.numData; ++i)

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Drives `dlm` in a tmux pane as a user would: a definition, an error, a use of the earlier
-# value, Tab completion, Ctrl-D. Usage: interactive.sh DLM_BINARY
+# value, Tab completion, Ctrl-C at the prompt (drops the line), Ctrl-C during a long loop (the
+# prompt returns, the state is kept), Ctrl-D. Usage: interactive.sh DLM_BINARY
 set -u
 dlm="$1"
 if ! command -v tmux >/dev/null; then
@@ -24,6 +25,19 @@ wait_for "error: matmul"
 tmux -L "$s" send-keys -t "$s" "sum(counter_v" Tab
 tmux -L "$s" send-keys -t "$s" ")" Enter
 wait_for "tensor(12.)"
+# Ctrl-C at the prompt: the half-typed line is dropped, never run.
+tmux -L "$s" send-keys -t "$s" "print(\"dropped line\")"
+wait_for 'print("dropped line")'
+tmux -L "$s" send-keys -t "$s" C-c
+# A loop that would run for hours; Ctrl-C once it runs (it prints first).
+tmux -L "$s" send-keys -t "$s" "steps = 0" Enter
+tmux -L "$s" send-keys -t "$s" "while steps >= 0:" Enter "    if steps == 1:" Enter "        print(\"loop\", \"running\")" Enter \
+  "    steps = steps + 1" Enter Enter
+wait_for "loop running"
+tmux -L "$s" send-keys -t "$s" C-c
+wait_for "error: interrupted"
+tmux -L "$s" send-keys -t "$s" "steps - 41" Enter
+wait_for "-41"
 tmux -L "$s" send-keys -t "$s" C-d
 for _ in $(seq 100); do
   [ "$(tmux -L "$s" list-panes -t "$s" -F '#{pane_dead} #{pane_dead_status}')" = "1 0" ] && break; [ "$(tmux -L "$s" list-panes -t "$s" -F '#{pane_dead}')" = 1 ] && break

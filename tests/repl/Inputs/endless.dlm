@@ -1,0 +1,4 @@
+x = 1
+while x > 0:
+    x = x + 1
+print(x)
