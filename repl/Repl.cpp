@@ -335,7 +335,10 @@ private:
   bool runStatements(llvm::StringRef input);
   bool define(llvm::StringRef input);
   bool command(llvm::StringRef input);
-  void printDiagnostics(llvm::StringRef text, unsigned preludeLines);
+  /// `wrapped`: the one-line input a `print(`/probe wrapper holds, whose closing `)` is on the
+  /// line after it (an error there is reported at the end of the input).
+  void printDiagnostics(llvm::StringRef text, unsigned preludeLines,
+                        std::optional<llvm::StringRef> wrapped = std::nullopt);
   bool interrupted();
 
   const char *argv0;
@@ -360,7 +363,8 @@ std::string Session::prelude(unsigned &lines) const {
 }
 
 /// Rewrites `<session>:LINE:` positions so that they count lines from the input's first line.
-void Session::printDiagnostics(llvm::StringRef text, unsigned preludeLines) {
+void Session::printDiagnostics(llvm::StringRef text, unsigned preludeLines,
+                               std::optional<llvm::StringRef> wrapped) {
   std::string program = folder + "/input.dlm:";
   std::string out;
   while (!text.empty()) {
@@ -373,6 +377,19 @@ void Session::printDiagnostics(llvm::StringRef text, unsigned preludeLines) {
     llvm::StringRef digits = text.take_while([](char c) { return std::isdigit(c); });
     digits.getAsInteger(10, line);
     text = text.substr(digits.size());
+    if (wrapped && line == preludeLines + 2) {
+      // The `)` closing a one-line input's wrapper: report the end of what was typed.
+      llvm::StringRef col = text.drop_front().take_while([](char c) { return std::isdigit(c); });
+      auto [message, rest] = text.drop_front(1 + col.size()).split('\n');
+      auto [source, afterSource] = rest.split('\n');
+      auto [caret, afterCaret] = afterSource.split('\n');
+      if (source.trim() == ")" && caret.trim() == "^") {
+        out += "<input>:1:" + std::to_string(wrapped->size() + 1) + message.str() + "\n" +
+               wrapped->str() + "\n" + std::string(wrapped->size(), ' ') + "^\n";
+        text = afterCaret;
+        continue;
+      }
+    }
     out += line > preludeLines ? "<input>:" + std::to_string(line - preludeLines)
                                : "<session>:" + std::to_string(line);
   }
@@ -408,7 +425,10 @@ bool Session::compile(llvm::StringRef body, EmitKind emit, llvm::raw_ostream &os
   llvm::outs().flush();
   if (interactive && dlm_interrupt_requested())
     llvm::errs() << "\n"; // past the terminal's echo of ^C
-  printDiagnostics(messages, lines + lead);
+  std::optional<llvm::StringRef> wrapped;
+  if (lead > 0)
+    wrapped = body.split('\n').second.split('\n').first;
+  printDiagnostics(messages, lines + lead, wrapped);
   return ok && !diag.hasErrors();
 }
 
@@ -788,6 +808,8 @@ bool Session::execute(llvm::StringRef input) {
 /// Whether `text` needs more lines: an open bracket, a trailing `\` or `:`, or a block that
 /// has not yet been ended by an empty line.
 bool needsMore(llvm::StringRef text, bool lastLineEmpty) {
+  if (text.ltrim().starts_with(":"))
+    return false; // a command is one line (`:type x[1:]`, `:`)
   int depth = 0;
   for (char c : text) {
     if (c == '(' || c == '[' || c == '{')
@@ -801,12 +823,10 @@ bool needsMore(llvm::StringRef text, bool lastLineEmpty) {
   last = last.substr(last.rfind('\n') + 1);
   if (last.rtrim().ends_with("\\"))
     return true;
-  bool isBlock = text.ltrim().starts_with(":") ? false : text.contains(":\n") ||
-                 llvm::StringRef(text).rtrim().ends_with(":");
   // A block's header line ends with ':' (def, if, while, for, else...).
   llvm::SmallVector<llvm::StringRef> lines;
   text.split(lines, '\n', -1, false);
-  isBlock = false;
+  bool isBlock = false;
   for (llvm::StringRef l : lines) {
     llvm::StringRef code = l.split('#').first.rtrim();
     if (code.ends_with(":"))
