@@ -27,9 +27,11 @@ run: build
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-# Address + undefined-behaviour sanitizers, in their own build tree.
+# Address + undefined-behaviour sanitizers (and LeakSanitizer), in their own build tree; every
+# report fails its test, with a stack trace (docs/testing.md).
 test-asan:
-	@$(MAKE) --no-print-directory test BUILD=build-asan BUILDTYPE=Debug CMAKEARGS=-DDLM_SANITIZE=ON
+	@UBSAN_OPTIONS=print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
+	  $(MAKE) --no-print-directory test BUILD=build-asan BUILDTYPE=Debug CMAKEARGS=-DDLM_SANITIZE=ON
 
 bench: build
 	@bash bench/run.sh $(BUILD)
