@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/ir/Type.h"
+#include "runtime/Promotion.h"
 
 #include <algorithm>
 
@@ -146,23 +147,17 @@ static int dtypeRank(DType t) {
   return 0;
 }
 
-/// 0 bool, 1 integer, 2 float.
-static int category(DType t) { return isFloat(t) ? 2 : isInteger(t) ? 1 : 0; }
 
 DType promoteDTypes(DType a, DType b) { return dtypeRank(a) >= dtypeRank(b) ? a : b; }
 
 DType promoteOperands(const Type &a, const Type &b) {
-  if (a.isTensor() && b.isTensor())
-    return promoteDTypes(a.dtype(), b.dtype());
-  if (!a.isTensor() && !b.isTensor())
-    return promoteDTypes(a.dtype(), b.dtype());
-  const Type &tensor = a.isTensor() ? a : b;
-  const Type &scalar = a.isTensor() ? b : a;
-  int tc = category(tensor.dtype()), sc = category(scalar.dtype());
-  if (sc <= tc)
-    return tensor.dtype();
-  // A scalar of a higher category gives that category's default dtype.
-  return sc == 2 ? DType::F32 : DType::I64;
+  auto operand = [](const Type &t) {
+    OperandRank rank = !t.isTensor()   ? OperandRank::Scalar
+                       : t.rank() == 0 ? OperandRank::ZeroDim
+                                       : OperandRank::Dimensioned;
+    return PromotionOperand{t.dtype(), rank};
+  };
+  return promoteElementwise(operand(a), operand(b));
 }
 
 TypeResult unify(const Type &a, const Type &b, DimContext &dims) {

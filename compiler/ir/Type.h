@@ -148,9 +148,10 @@ std::string shapeStr(const Shape &s);
 DType promoteDTypes(DType a, DType b);
 
 /// Result dtype of an arithmetic op between operands of types `a` and `b` (tensors or numeric
-/// scalars) following PyTorch: a scalar only changes a tensor's dtype when it is of a higher
-/// category (a float scalar with an int tensor gives f32; an int scalar with a bool tensor gives
-/// i64). Only meaningful when at least one operand is a tensor.
+/// scalars) following PyTorch: dimensioned tensors outrank 0-d tensors, which outrank scalars,
+/// and a lower-ranked operand only changes the dtype when it is of a higher category (a float
+/// scalar with an int tensor gives f32; `f32[] * 1.5` is f32; `f32[3] * f64[]` is f32). The
+/// kernels apply the same rule (runtime/Promotion.h).
 DType promoteOperands(const Type &a, const Type &b);
 
 /// The type of a value that has type `a` on one path and `b` on another (an if/else join or a

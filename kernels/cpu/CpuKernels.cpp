@@ -1,5 +1,6 @@
 //===- kernels/cpu/CpuKernels.cpp - Registration and shared helpers ------===//
 #include "kernels/cpu/CpuKernels.h"
+#include "runtime/Promotion.h"
 #include "runtime/Devices.h"
 #include "runtime/Threads.h"
 
@@ -67,12 +68,12 @@ DType promoteTypes(DType a, DType b) {
 }
 
 DType resultType(const Tensor &a, const Tensor &b) {
-  bool sa = a.rank() == 0, sb = b.rank() == 0;
-  if (sa == sb) return promoteTypes(a.dtype(), b.dtype());
-  const Tensor &dim = sa ? b : a;
-  const Tensor &zero = sa ? a : b;
-  if (category(zero.dtype()) <= category(dim.dtype())) return dim.dtype();
-  return category(zero.dtype()) == 2 ? DType::F32 : DType::I64;
+  return promoteElementwise({a.dtype(), runtimeOperandRank(a.dtype(), a.rank())},
+                            {b.dtype(), runtimeOperandRank(b.dtype(), b.rank())});
+}
+
+bool readsAsScalar(const Tensor &t) {
+  return runtimeOperandRank(t.dtype(), t.rank()) == OperandRank::Scalar;
 }
 
 DType floatResultType(DType computed, bool allScalars) {

@@ -42,12 +42,16 @@ Shape broadcastShapes(const Shape &a, const Shape &b, const std::string &what);
 
 /// Promotion of two dtypes (bool < ints < floats; wider wins within a category).
 DType promoteTypes(DType a, DType b);
-/// The dtype an elementwise op computes in, PyTorch-style: a 0-d operand (a language scalar)
-/// only matters when its category (bool < int < float) is higher than the other operand's,
-/// and then it gives the default dtype of that category (f32, i64).
+/// The dtype an elementwise op computes in, PyTorch-style (runtime/Promotion.h): dimensioned
+/// tensors outrank 0-d f32/i32 tensors, which outrank 0-d i64/f64/bool operands (the language
+/// scalars); a lower-ranked operand only matters when its category (bool < int < float) is
+/// higher, giving its own dtype, or for a scalar the category's default (f32, i64).
 DType resultType(const Tensor &a, const Tensor &b);
+/// True for a 0-d i64, f64 or bool operand: the kernels read it as a language scalar.
+bool readsAsScalar(const Tensor &t);
 /// The float dtype for ops that always produce floats (div, exp, ...): a float input keeps
-/// its dtype; integer/bool inputs give f32, or f64 when every operand is 0-d (Python floats).
+/// its dtype; integer/bool inputs give f32, or f64 when every operand reads as a scalar
+/// (Python's `1 / 2` is a float).
 DType floatResultType(DType computed, bool allScalars);
 
 /// A shape from attribute `name` whose kDynamicDim entries take the values of the integer
@@ -57,6 +61,12 @@ Shape shapeFromAttrOrInputs(const Attrs &attrs, const char *name, Inputs ins, si
 /// The value of 0-d integer operand `i` (a run-time dimension or bound).
 int64_t intOperand(Inputs ins, size_t i, const char *op);
 
+/// The tail of the optimizer's fused library ops (matmul_bias, conv2d_bias): out += bias
+/// (broadcast to out's shape, out fresh and contiguous), then relu in place when `relu`, in one
+/// pass — exactly add's and relu's results. Not GEMM with beta = 1 on a bias-filled output:
+/// OpenBLAS adds the partial products of a long inner dimension to C one block at a time, which
+/// would round differently from add(matmul(a, b), bias).
+void addBiasInPlace(Tensor &out, const Tensor &bias, bool relu, const char *op);
 /// Row-major C = A * B (+ beta * C) through OpenBLAS, each operand optionally transposed.
 void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
           const float *b, int64_t ldb, float beta, float *c, int64_t ldc);

@@ -184,7 +184,7 @@ template <BinKind K> void binaryKernel(Inputs ins, const Attrs &, Outputs &outs)
   Shape shape = broadcastShapes(a, b);
   DType dt = resultType(a, b);
   if (dt == DType::Bool && K != BinKind::Max && K != BinKind::Min) dt = DType::I64;
-  if (K == BinKind::Div) dt = floatResultType(dt, a.rank() == 0 && b.rank() == 0);
+  if (K == BinKind::Div) dt = floatResultType(dt, readsAsScalar(a) && readsAsScalar(b));
   Tensor ca = as(a, dt), cb = as(b, dt);
   Tensor out = Tensor::empty(dt, shape);
   dispatchDType(dt, [&]<typename T>() {
@@ -262,7 +262,7 @@ template <UnKind K> void unaryKernel(Inputs ins, const Attrs &, Outputs &outs) {
   bool keepsDType = K == UnKind::Neg || K == UnKind::Abs || K == UnKind::Relu;
   DType dt = x.dtype();
   if (dt == DType::Bool && keepsDType) dt = DType::I64;
-  if (!keepsDType) dt = floatResultType(dt, x.rank() == 0);
+  if (!keepsDType) dt = floatResultType(dt, readsAsScalar(x));
   Tensor cx = as(x, dt);
   Tensor out = Tensor::empty(dt, x.shape());
   dispatchDType(dt, [&]<typename T>() {

@@ -90,6 +90,19 @@ TEST(Promotion, ScalarsDoNotWidenTensors) {
   EXPECT_EQ(promoteOperands(Type::intTy(), Type::boolTy()), DType::I64);
 }
 
+// Dimensioned tensors outrank 0-d tensors, which outrank scalars (PyTorch; runtime/Promotion.h
+// is the rule the kernels share, tests/e2e/zero_d_promotion.dlm runs it on both engines).
+TEST(Promotion, ZeroDimTensorsRankBetweenTensorsAndScalars) {
+  Type f32z = Type::tensor(DType::F32, {}), f64z = Type::tensor(DType::F64, {});
+  Type i32z = Type::tensor(DType::I32, {});
+  EXPECT_EQ(promoteOperands(f32z, Type::floatTy()), DType::F32); // x * 1.5 with x: f32[]
+  EXPECT_EQ(promoteOperands(i32z, Type::floatTy()), DType::F32);
+  EXPECT_EQ(promoteOperands(i32z, Type::intTy()), DType::I32);
+  EXPECT_EQ(promoteOperands(f64z, f32(shape({"3"}))), DType::F32); // the dimensioned one wins
+  EXPECT_EQ(promoteOperands(Type::tensor(DType::I32, shape({"2"})), f64z), DType::F64);
+  EXPECT_EQ(promoteOperands(f32z, f64z), DType::F64); // two 0-d tensors promote as equals
+}
+
 TEST(Unify, EqualAndShapes) {
   DimContext dims;
   EXPECT_EQ(unify(Type::intTy(), Type::intTy(), dims).type, Type::intTy());
