@@ -238,8 +238,12 @@ dlm_tensor *dlm_tensor_output_like(dlm_tensor *donor, int32_t dtype, const dlm_t
 
 void dlm_set_error(const char *message) { lastError = message ? message : ""; }
 
-void dlm_set_error_location(const char *file, int32_t line, int32_t col, const char *sourceLine) {
+void dlm_set_error_location(const char *file, int32_t line, int32_t col, const char *sourceLine,
+                            const char *gradOf) {
   lastErrorLocation = {file ? file : "", sourceLine ? sourceLine : "", line, col, file != nullptr};
+  if (gradOf && *gradOf)
+    lastError = std::string("in the gradient of '") + gradOf + "' at " + lastErrorLocation.file +
+                ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + lastError;
 }
 
 void dlm_error_location(const char **file, int32_t *line, int32_t *col) {

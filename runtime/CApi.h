@@ -119,8 +119,10 @@ dlm_tensor *dlm_tensor_output_like(dlm_tensor *donor, int32_t dtype, const dlm_t
 void dlm_set_error(const char *message);
 /* Records where in the .dlm program the last error happened: file, line, column and the text
  * of that source line (may be NULL). Generated code calls it before returning its error
- * status. */
-void dlm_set_error_location(const char *file, int32_t line, int32_t col, const char *source_line);
+ * status. For a gradient node, grad_of names its forward op (else NULL) and the message
+ * becomes "in the gradient of 'OP' at FILE:LINE:COL: MESSAGE" (docs/autodiff.md). */
+void dlm_set_error_location(const char *file, int32_t line, int32_t col, const char *source_line,
+                            const char *grad_of);
 /* The location recorded by dlm_set_error_location (*file = NULL, *line = 0 if none). */
 void dlm_error_location(const char **file, int32_t *line, int32_t *col);
 /* Prints the last error to stderr the way the compiler's diagnostics do:

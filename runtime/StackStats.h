@@ -17,13 +17,16 @@ struct StackStats {
   int64_t pushes = 0;       ///< stack_push calls.
   int64_t bytesPushed = 0;  ///< bytes of the entries pushed.
   int64_t peakStackBytes = 0; ///< bytes of the largest stack built by a push.
+  /// Bytes of the largest buffer a stack grew in (at most twice its entries: a stack grows in
+  /// place into room it doubles when full, so a push costs O(entry) amortised).
+  int64_t peakReservedBytes = 0;
 };
 
 /// The counters since the last reset.
 StackStats stackStats();
 void resetStackStats();
-/// Called by the stack_push kernel.
-void recordStackPush(int64_t entryBytes, int64_t stackBytes);
+/// Called by the stack_push and stack_extend kernels.
+void recordStackPush(int64_t entryBytes, int64_t stackBytes, int64_t reservedBytes);
 
 } // namespace dlm::rt
 

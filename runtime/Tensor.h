@@ -64,11 +64,25 @@ public:
   size_t bytes() const { return size; }
   Device device() const { return alloc->device(); }
 
+  /// Bytes from the start that tensors may see: all of them unless `unclaim` lowered the mark.
+  /// Memory past the mark was never visible through any view, so the holder of a view ending
+  /// exactly at the mark may `claim` more and write it while every other view stays unchanged
+  /// (autodiff's stacks grow in place this way: kernels/cpu/Stack.cpp).
+  size_t claimedBytes() const { return claimed.load(std::memory_order_acquire); }
+  /// Moves the mark from `from` to `to` (at most bytes()); false when the mark is elsewhere
+  /// (another view claimed first).
+  bool claim(size_t from, size_t to) {
+    return to <= size && claimed.compare_exchange_strong(from, to, std::memory_order_acq_rel);
+  }
+  /// Lowers the mark of a buffer just made, before any view past `visible` bytes exists.
+  void unclaim(size_t visible) { claimed.store(visible, std::memory_order_release); }
+
 private:
-  Buffer(void *p, size_t n, Allocator *a) : ptr(p), size(n), alloc(a) {}
+  Buffer(void *p, size_t n, Allocator *a) : ptr(p), size(n), claimed(n), alloc(a) {}
   std::atomic<int64_t> refs{1};
   void *ptr;
   size_t size;
+  std::atomic<size_t> claimed;
   Allocator *alloc;
 };
 

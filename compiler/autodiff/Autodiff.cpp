@@ -67,6 +67,7 @@ private:
     auto copy = std::make_unique<ssa::Operation>(op.kind, op.loc);
     copy->info = op.info;
     copy->attrs = op.attrs;
+    copy->gradOf = op.gradOf;
     copy->callee = op.callee;
     if (op.kind == ssa::OpKind::Call) {
       copy->callee = d.flatten(*op.callee, /*share=*/true);

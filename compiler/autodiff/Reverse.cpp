@@ -126,10 +126,14 @@ ssa::Value *Reverse::makeOp(ssa::Block &b, size_t pos, const std::string &name,
                             std::optional<Type> type) {
   const OpInfo *info = OpRegistry::get().lookup(name);
   assert(info && "autodiff emits registry ops only");
-  auto op = std::make_unique<ssa::Operation>(ssa::OpKind::Builtin, loc);
+  // An op made for a gradient rule (its own, or the stack traffic of a value it reads) is
+  // placed at the forward op: errors say "in the gradient of 'op' at <op's location>".
+  auto op = std::make_unique<ssa::Operation>(ssa::OpKind::Builtin, ruleOp ? ruleOp->loc : loc);
   op->info = info;
   op->operands = std::move(operands);
   op->attrs = std::move(attrs);
+  if (ruleOp)
+    op->gradOf = ruleOp->info->name;
   if (!type) {
     std::vector<Type> types;
     for (ssa::Value *v : op->operands)
@@ -651,7 +655,10 @@ void Reverse::sweepBuiltin(Level &level, ssa::Operation &op) {
   if (!info.grad)
     return fail(op.loc, "'" + info.name + "' has no gradient rule");
   GradContext ctx(*this, level, op);
+  const ssa::Operation *outer = ruleOp;
+  ruleOp = &op;
   info.grad(ctx);
+  ruleOp = outer;
 }
 
 void Reverse::sweepIf(Level &parent, ssa::Operation &ifOp) {

@@ -141,6 +141,10 @@ private:
   std::set<const ssa::Value *> known, varied, useful;
   /// Values that are stacks made by this transformation (saved with stack_extend).
   std::set<const ssa::Value *> stackValues;
+  /// The forward op whose gradient rule is running: every op made meanwhile (the rule's own,
+  /// the accumulation and broadcast reduction of give(), the stack traffic of the values it
+  /// reads) is marked with its name (ssa::Operation::gradOf).
+  const ssa::Operation *ruleOp = nullptr;
   bool analysed = false;
   bool failed = false;
 };

@@ -336,8 +336,10 @@ private:
     auto [it, fresh] = siteOf.try_emplace(n.id, (uint32_t)sites.size());
     if (fresh) {
       std::string line = options.sourceLine ? options.sourceLine(n.loc) : "";
-      sites.push_back(llvm::ConstantStruct::get(
-          siteTy(), {cstr(std::string(n.loc.file)), b.getInt32(n.loc.line), b.getInt32(n.loc.col), cstr(line)}));
+      llvm::Constant *gradOf = n.loc.gradOf.empty() ? llvm::ConstantPointerNull::get(ptrTy)
+                                                    : cstr(std::string(n.loc.gradOf));
+      sites.push_back(llvm::ConstantStruct::get(siteTy(), {cstr(std::string(n.loc.file)), b.getInt32(n.loc.line),
+                                                           b.getInt32(n.loc.col), cstr(line), gradOf}));
     }
     auto *ok = llvm::BasicBlock::Create(ctx, "ok", mainFn);
     failSite->addIncoming(b.getInt32(it->second), b.GetInsertBlock());
@@ -345,7 +347,8 @@ private:
     b.SetInsertPoint(ok);
   }
 
-  llvm::StructType *siteTy() { return llvm::StructType::get(ctx, {ptrTy, i32(), i32(), ptrTy}); }
+  /// A failure site: file, line, column, source line, gradient's forward op (or null).
+  llvm::StructType *siteTy() { return llvm::StructType::get(ctx, {ptrTy, i32(), i32(), ptrTy, ptrTy}); }
 
   /// The shared error exit: dlm_set_error_location(sites[site]...); return 1.
   void finishFailBlock() {
@@ -355,8 +358,8 @@ private:
     llvm::IRBuilder<> fb(failBlock);
     llvm::Value *site = fb.CreateInBoundsGEP(table->getType(), gv, {fb.getInt32(0), failSite});
     auto field = [&](unsigned i, llvm::Type *ty) { return fb.CreateLoad(ty, fb.CreateStructGEP(siteTy(), site, i)); };
-    fb.CreateCall(rt("dlm_set_error_location", voidTy(), {ptrTy, i32(), i32(), ptrTy}),
-                  {field(0, ptrTy), field(1, i32()), field(2, i32()), field(3, ptrTy)});
+    fb.CreateCall(rt("dlm_set_error_location", voidTy(), {ptrTy, i32(), i32(), ptrTy, ptrTy}),
+                  {field(0, ptrTy), field(1, i32()), field(2, i32()), field(3, ptrTy), field(4, ptrTy)});
     // Every slot holds one reference or null, so dropping them all releases exactly what the
     // program owned when it stopped (the root's values and the live iteration's of every loop).
     fb.CreateCall(releaseTensorsFunction(), {tensors, fb.getInt64(tensorCount)});

@@ -93,11 +93,22 @@ bool printSSA(Compilation &compilation, llvm::raw_ostream &os) {
   return true;
 }
 
-bool printGraphIR(Compilation &compilation, llvm::raw_ostream &os) {
+/// The graph; with `gradLocs`, each gradient node's forward op and location (`--emit=grad`:
+/// `loc(... grad_of "op")`).
+bool printGraphText(Compilation &compilation, llvm::raw_ostream &os, bool gradLocs) {
   graph::PrintOptions options;
   options.printLocs = compilation.getOptions().printLocs;
+  options.printGradLocs = gradLocs;
   graph::printGraph(*compilation.getGraph(), os, options);
   return true;
+}
+
+bool printGraphIR(Compilation &compilation, llvm::raw_ostream &os) {
+  return printGraphText(compilation, os, false);
+}
+
+bool printGradIR(Compilation &compilation, llvm::raw_ostream &os) {
+  return printGraphText(compilation, os, true);
 }
 
 bool printDot(Compilation &compilation, llvm::raw_ostream &os) {
@@ -118,7 +129,7 @@ const EmitKindInfo kEmitKinds[] = {
     {EmitKind::SSA, "ssa", "typed structured SSA (names, types, shapes)", Stage::Sema, printSSA},
     {EmitKind::Graph, "graph", "the dataflow graph IR", Stage::Lower, printGraphIR},
     // Lowering differentiates each grad (compiler/autodiff), so the graph has its gradients.
-    {EmitKind::Grad, "grad", "the graph after differentiation", Stage::Lower, printGraphIR},
+    {EmitKind::Grad, "grad", "the graph after differentiation", Stage::Lower, printGradIR},
     {EmitKind::Opt, "opt", "the graph after optimisation", Stage::Opt, printGraphIR},
     {EmitKind::LLVM, "llvm", "the generated LLVM IR", Stage::Codegen, printLLVMIR},
     {EmitKind::Dot, "dot", "the optimised graph as Graphviz dot", Stage::Opt, printDot},

@@ -78,7 +78,7 @@ rt::Status convertGraph(const graph::Graph &graph, rt::ExecGraph &out) {
     }
     e.expensive = isExpensive(n);
     e.device = rt::runtimeDevice(n.device);
-    e.loc = rt::ExecLocation{std::string(n.loc.file), n.loc.line, n.loc.col};
+    e.loc = rt::ExecLocation{std::string(n.loc.file), n.loc.line, n.loc.col, std::string(n.loc.gradOf)};
   }
   return out.finalize();
 }
@@ -119,7 +119,10 @@ int runGraph(const graph::Graph &graph, DiagnosticEngine &diags, const EngineOpt
   run.numThreads = options.numThreads;
   rt::RunResult result = rt::runGraph(exec, run);
   if (result.ok()) return 0;
-  reportAt(diags, result.errorLoc, result.status.message());
+  const rt::ExecLocation &loc = result.errorLoc;
+  std::string message = result.status.message();
+  if (!loc.gradOf.empty()) message = "in the gradient of '" + loc.gradOf + "' at " + loc.str() + ": " + message;
+  reportAt(diags, loc, message);
   return 1;
 }
 

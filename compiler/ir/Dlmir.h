@@ -36,8 +36,11 @@ class DiagnosticEngine;
 namespace dlm::graph {
 
 struct PrintOptions {
-  /// Append `loc("file":line:col)` to every node with a known location.
+  /// Append `loc("file":line:col)` to every node with a known location (with
+  /// ` grad_of "op"` inside for a gradient node: Location::gradOf).
   bool printLocs = false;
+  /// Append the loc(...) to gradient nodes even without printLocs (`--emit=grad`).
+  bool printGradLocs = false;
 };
 
 /// Prints `g` in the .dlmir syntax.

@@ -62,10 +62,16 @@ void printNode(const Graph &g, const Node &n, llvm::raw_ostream &os, const Print
   printFrameSuffix(g, n.frame, os);
   if (!n.device.empty())
     os << " on " << n.device;
-  if (opts.printLocs && n.loc.isKnown()) {
+  bool gradNode = opts.printGradLocs && !n.loc.gradOf.empty();
+  if ((opts.printLocs || gradNode) && n.loc.isKnown()) {
     os << " loc(";
     printQuoted(n.loc.file, os);
-    os << ':' << n.loc.line << ':' << n.loc.col << ')';
+    os << ':' << n.loc.line << ':' << n.loc.col;
+    if (!n.loc.gradOf.empty()) {
+      os << " grad_of ";
+      printQuoted(n.loc.gradOf, os);
+    }
+    os << ')';
   }
   os << '\n';
 }

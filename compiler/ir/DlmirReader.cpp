@@ -677,6 +677,13 @@ private:
         !consume(Tok::Colon, ":") || !parseUnsigned(col, "a column number"))
       return false;
     node.loc = Location{graph.internFile(file), line, col};
+    if (atKeyword("grad_of")) {
+      advance();
+      if (tok.kind != Tok::String)
+        return expected("an op name string after 'grad_of'");
+      node.loc.gradOf = graph.internFile(tok.str);
+      advance();
+    }
     return consume(Tok::RParen, ")");
   }
 

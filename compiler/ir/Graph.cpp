@@ -23,9 +23,12 @@ Graph Graph::clone() const {
   g.graphName = graphName;
   g.frameList = frameList;
   g.nodeList = nodeList;
-  for (Node &n : g.nodeList)
+  for (Node &n : g.nodeList) {
     if (!n.loc.file.empty())
       n.loc.file = g.internFile(n.loc.file);
+    if (!n.loc.gradOf.empty())
+      n.loc.gradOf = g.internFile(n.loc.gradOf);
+  }
   return g;
 }
 
@@ -67,6 +70,8 @@ Node &Graph::addNode(std::string op, std::vector<ValueRef> inputs, std::vector<T
   n.loc = loc;
   if (!loc.file.empty())
     n.loc.file = internFile(loc.file);
+  if (!loc.gradOf.empty())
+    n.loc.gradOf = internFile(loc.gradOf);
   nodeList.push_back(std::move(n));
   return nodeList.back();
 }

@@ -66,11 +66,14 @@ struct ValueRef {
 };
 
 /// A source position in the .dlm program (or .dlmir file) a node came from; line 0 = unknown.
-/// `file` points into storage owned by the Graph (see Graph::internFile).
+/// `file` and `gradOf` point into storage owned by the Graph (see Graph::internFile).
 struct Location {
   std::string_view file;
   uint32_t line = 0;
   uint32_t col = 0;
+  /// A gradient node's forward op ("sigmoid"; the position is that op's), empty otherwise:
+  /// run-time errors say "in the gradient of 'sigmoid' at FILE:LINE:COL" (docs/autodiff.md).
+  std::string_view gradOf{};
   bool isKnown() const { return line != 0; }
 };
 
@@ -178,7 +181,7 @@ public:
   /// loop dead-code elimination removed whole, and renumbers the rest in order. compact() calls it.
   void dropEmptyFrames();
 
-  /// Returns a stable copy of `file` owned by this graph, for Location::file.
+  /// Returns a stable copy of `file` owned by this graph, for Location::file and ::gradOf.
   std::string_view internFile(std::string_view file);
 
 private:

@@ -324,6 +324,8 @@ private:
     std::vector<const ssa::Value *> results = raw(op.results);
     NodeId id = emit(ctx, op.info->name, lookupAll(op.operands, scope), flatTypes(results),
                      op.loc, op.attrs);
+    if (!op.gradOf.empty())
+      g.node(id).loc.gradOf = g.internFile(op.gradOf);
     if (op.info->sideEffects)
       chainEffect(ctx, id);
     Values outs;

@@ -118,6 +118,10 @@ public:
   Function *callee = nullptr;
   /// The block this op is in.
   Block *parent = nullptr;
+  /// Set by compiler/autodiff on the ops a gradient rule emits: the registry name of the
+  /// forward op whose gradient they compute (`loc` is that op's), so run-time errors and dumps
+  /// say "in the gradient of 'sigmoid' at lstm.dlm:9:13". Empty for every other op.
+  std::string gradOf;
 
   /// Printed op name: the registry name or opKindName(kind).
   std::string name() const;

@@ -8,6 +8,13 @@
 // Values, not state: the stacks are differentiable graph values like TF2's TensorLists, so a
 // gradient graph can be differentiated again.
 //
+// Yet no op copies a whole stack on the way (a loop's gradient would cost O(n^2)): top, pop,
+// tail and drop are views of the stack's buffer, and push/extend write the new entries into
+// room past the buffer's claimed mark (runtime/Tensor.h) when the stack ends exactly there — the
+// newest version of a stack does, so a loop's pushes grow one buffer in place, doubling it when
+// full (amortised O(entry) per push). An older version (pushed to again after a pop, or by
+// grad(grad(f))'s replay) finds the mark moved on and copies: every version keeps its entries.
+//
 //===----------------------------------------------------------------------===//
 #include "kernels/cpu/CpuKernels.h"
 #include "runtime/StackStats.h"
@@ -17,23 +24,31 @@
 
 namespace dlm::rt {
 namespace {
-std::atomic<int64_t> pushes{0}, bytesPushed{0}, peakBytes{0};
+std::atomic<int64_t> pushes{0}, bytesPushed{0}, peakBytes{0}, peakReserved{0};
+
+void raiseTo(std::atomic<int64_t> &peak, int64_t value) {
+  int64_t seen = peak.load();
+  while (value > seen && !peak.compare_exchange_weak(seen, value)) {
+  }
+}
 } // namespace
 
-StackStats stackStats() { return {pushes.load(), bytesPushed.load(), peakBytes.load()}; }
+StackStats stackStats() {
+  return {pushes.load(), bytesPushed.load(), peakBytes.load(), peakReserved.load()};
+}
 
 void resetStackStats() {
   pushes = 0;
   bytesPushed = 0;
   peakBytes = 0;
+  peakReserved = 0;
 }
 
-void recordStackPush(int64_t entryBytes, int64_t stackBytes) {
+void recordStackPush(int64_t entryBytes, int64_t stackBytes, int64_t reservedBytes) {
   pushes.fetch_add(1);
   bytesPushed.fetch_add(entryBytes);
-  int64_t seen = peakBytes.load();
-  while (stackBytes > seen && !peakBytes.compare_exchange_weak(seen, stackBytes)) {
-  }
+  raiseTo(peakBytes, stackBytes);
+  raiseTo(peakReserved, reservedBytes);
 }
 
 namespace cpu {
@@ -69,47 +84,88 @@ void stackPushKernel(Inputs ins, const Attrs &, Outputs &outs) {
   outs.push_back(appendEntries(s, x, 1, x.shape(), "stack_push"));
 }
 
+/// A stack's entry shape (its shape without dim 0) and the bytes of one entry.
+Shape entryShape(const Tensor &s) { return Shape(s.shape().begin() + 1, s.shape().end()); }
+int64_t entryBytesOf(const Tensor &s) { return numelOf(entryShape(s)) * int64_t(s.elementSize()); }
+
+/// Entries [from, from + count) of s as a view (no copy): s's buffer is never written where a
+/// view can see it (appends go past the buffer's claimed mark only).
+Tensor entriesView(const Tensor &s, int64_t from, int64_t count) {
+  Shape shape = s.shape();
+  shape[0] = count;
+  return s.view(shape, contiguousStrides(shape), s.offset() + from * numelOf(entryShape(s)));
+}
+
 void stackTopKernel(Inputs ins, const Attrs &, Outputs &outs) {
   expectArity(ins, 1, "stack_top");
   Tensor s = tensorArg(ins, 0, "stack_top").contiguous();
   check(s.rank() >= 1 && s.dim(0) > 0, "stack_top: the stack is empty");
-  Shape entry(s.shape().begin() + 1, s.shape().end());
-  size_t entryBytes = size_t(numelOf(entry)) * s.elementSize();
-  outs.push_back(Tensor::fromData(
-      s.dtype(), entry, static_cast<const char *>(s.rawData()) + size_t(s.dim(0) - 1) * entryBytes));
+  Shape entry = entryShape(s);
+  outs.push_back(s.view(entry, contiguousStrides(entry),
+                        s.offset() + (s.dim(0) - 1) * numelOf(entry)));
 }
 
 void stackPopKernel(Inputs ins, const Attrs &, Outputs &outs) {
   expectArity(ins, 1, "stack_pop");
   Tensor s = tensorArg(ins, 0, "stack_pop").contiguous();
   check(s.rank() >= 1 && s.dim(0) > 0, "stack_pop: the stack is empty");
+  outs.push_back(entriesView(s, 0, s.dim(0) - 1));
+}
+
+/// Appends in place when s is contiguous on the CPU and ends at its buffer's claimed mark with
+/// room for `bytes` more (the newest version of a stack). Null when it cannot.
+Tensor appendInPlace(const Tensor &s, const Tensor &entries, int64_t count) {
+  if (s.dim(0) == 0 || s.device() != Device::CPU || !s.isContiguous() ||
+      entries.dtype() != s.dtype())
+    return Tensor();
+  size_t entryBytes = size_t(entryBytesOf(s));
+  size_t end = size_t(s.offset()) * s.elementSize() + size_t(s.dim(0)) * entryBytes;
+  size_t bytes = size_t(count) * entryBytes;
+  if (!s.buffer()->claim(end, end + bytes))
+    return Tensor();
+  if (bytes > 0)
+    std::memcpy(static_cast<char *>(s.buffer()->data()) + end, entries.rawData(), bytes);
   Shape shape = s.shape();
-  shape[0] -= 1;
-  outs.push_back(Tensor::fromData(s.dtype(), shape, s.rawData()));
+  shape[0] += count;
+  return s.view(shape, contiguousStrides(shape), s.offset());
+}
+
+/// A new stack holding s's entries and `count` more from `entries`, with room to grow: its
+/// buffer holds twice the entries, so pushes are amortised O(entry).
+Tensor appendCopy(const Tensor &s, const Tensor &entries, int64_t count, const Shape &entry) {
+  int64_t n = s.dim(0);
+  DType dtype = n == 0 ? entries.dtype() : s.dtype();
+  int64_t total = n + count;
+  Shape capacity{std::max<int64_t>(2 * total, 4)};
+  capacity.insert(capacity.end(), entry.begin(), entry.end());
+  Tensor room = Tensor::empty(dtype, capacity);
+  size_t entryBytes = size_t(numelOf(entry)) * dtypeSize(dtype);
+  if (n > 0)
+    std::memcpy(room.rawData(), s.contiguous().rawData(), size_t(n) * entryBytes);
+  if (count > 0)
+    std::memcpy(static_cast<char *>(room.rawData()) + size_t(n) * entryBytes, entries.rawData(),
+                size_t(count) * entryBytes);
+  Tensor out = entriesView(room, 0, total);
+  room = Tensor();
+  out.buffer()->unclaim(size_t(total) * entryBytes);
+  return out;
 }
 
 /// Shared by push and extend: s's entries then `count` entries from `entries` (contiguous).
+/// The newest version of a stack grows in place; an older one (or a view the stack shares
+/// with another value) is copied, so every version keeps its entries (copy on write).
 Tensor appendEntries(const Tensor &s, const Tensor &entries, int64_t count, const Shape &entry,
                      const char *op) {
   int64_t n = s.dim(0);
-  Shape old(s.shape().begin() + 1, s.shape().end());
-  check(n == 0 || count == 0 || old == entry,
+  check(n == 0 || count == 0 || entryShape(s) == entry,
         std::string(op) + ": a value saved for the gradient changed shape between loop "
                           "iterations (" + entries.typeString() + ")");
-  DType dtype = n == 0 ? entries.dtype() : s.dtype();
-  Shape shape{n + count};
-  const Shape &kept = n == 0 ? entry : old;
-  shape.insert(shape.end(), kept.begin(), kept.end());
-  Tensor out = Tensor::empty(dtype, shape);
-  size_t entryBytes = size_t(numelOf(kept)) * dtypeSize(dtype);
-  if (n > 0) {
-    Tensor c = s.contiguous();
-    std::memcpy(out.rawData(), c.rawData(), size_t(n) * entryBytes);
-  }
-  if (count > 0)
-    std::memcpy(static_cast<char *>(out.rawData()) + size_t(n) * entryBytes, entries.rawData(),
-                size_t(count) * entryBytes);
-  recordStackPush(int64_t(entryBytes) * count, int64_t(entryBytes) * (n + count));
+  Tensor src = n == 0 ? entries : entries.to(s.dtype());
+  Tensor out = appendInPlace(s, src, count);
+  if (!out)
+    out = appendCopy(s, src, count, n == 0 ? entry : entryShape(s));
+  int64_t entryBytes = entryBytesOf(out);
+  recordStackPush(entryBytes * count, entryBytes * (n + count), int64_t(out.buffer()->bytes()));
   return out;
 }
 
@@ -122,7 +178,7 @@ void stackExtendKernel(Inputs ins, const Attrs &, Outputs &outs) {
                                "stack_extend"));
 }
 
-/// stack_tail(s, n): the top n entries; stack_drop(s, n): the others.
+/// stack_tail(s, n): the top n entries; stack_drop(s, n): the others (views, no copy).
 void stackSplit(Inputs ins, Outputs &outs, bool tail, const char *op) {
   expectArity(ins, 2, op);
   Tensor s = tensorArg(ins, 0, op).contiguous();
@@ -130,12 +186,8 @@ void stackSplit(Inputs ins, Outputs &outs, bool tail, const char *op) {
   check(s.rank() >= 1 && n >= 0 && n <= s.dim(0),
         std::string(op) + ": cannot take " + std::to_string(n) + " entries from a stack of " +
             std::to_string(s.rank() ? s.dim(0) : 0));
-  Shape shape = s.shape();
-  size_t entryBytes = size_t(numelOf(Shape(shape.begin() + 1, shape.end()))) * s.elementSize();
   int64_t keep = s.dim(0) - n;
-  shape[0] = tail ? n : keep;
-  const char *from = static_cast<const char *>(s.rawData()) + (tail ? size_t(keep) * entryBytes : 0);
-  outs.push_back(Tensor::fromData(s.dtype(), shape, from));
+  outs.push_back(tail ? entriesView(s, keep, n) : entriesView(s, 0, keep));
 }
 
 void stackTailKernel(Inputs ins, const Attrs &, Outputs &outs) {

@@ -51,6 +51,8 @@ struct ExecLocation {
   std::string file;
   uint32_t line = 0;
   uint32_t col = 0;
+  /// A gradient node's forward op ("sigmoid"), empty otherwise (docs/autodiff.md).
+  std::string gradOf{};
   /// "file:line:col", or "<unknown>" when line is 0.
   std::string str() const;
 };

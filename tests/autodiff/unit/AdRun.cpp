@@ -29,7 +29,7 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--emit=grad")
-      emit = true;
+      emit = print.printGradLocs = true;
     else if (a == "--print-locs")
       print.printLocs = true;
     else if (a == "--stack-stats")
@@ -64,7 +64,8 @@ int main(int argc, char **argv) {
   if (stats) {
     rt::StackStats s = rt::stackStats();
     llvm::errs() << "stack pushes: " << s.pushes << "\nstack bytes pushed: " << s.bytesPushed
-                 << "\npeak stack bytes: " << s.peakStackBytes << "\n";
+                 << "\npeak stack bytes: " << s.peakStackBytes
+                 << "\npeak stack bytes reserved: " << s.peakReservedBytes << "\n";
   }
   return rc;
 }

@@ -101,6 +101,8 @@ std::vector<Case> cases() {
   c.push_back({"broadcast_to", {mat("a", "3, 1")}, "broadcast_to(a, (3, 4))", "3, 4"});
   c.push_back({"slice", {mat("a", "4, 5")}, "a[1:3, 0:5:2]", "2, 3"});
   c.push_back({"index", {mat("a", "4, 5")}, "a[2] + a[-1]", "5"});
+  c.push_back({"gather", {mat("a", "4, 5")}, "gather(a, tensor([2, 0, 2]), axis=0) * 1.5", "3, 5"});
+  c.push_back({"gather", {mat("a", "4, 5")}, "gather(a * a, tensor([3, 1, 3]), axis=1)", "4, 3", 2});
   c.push_back({"expand_dims", {mat("a", "3, 4")}, "expand_dims(a, 1)", "3, 1, 4"});
   c.push_back({"squeeze", {mat("a", "3, 1")}, "squeeze(a, 1)", "3"});
   c.push_back({"softmax", {mat("a", "3, 4")}, "softmax(a, axis=1)", "3, 4"});
