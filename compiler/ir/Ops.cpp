@@ -261,21 +261,23 @@ Type inferMatmul(InferContext &ctx) {
   return Type::tensor(promoteDTypes(a.dtype(), b.dtype()), out);
 }
 
-/// matmul_bias(a, b, bias) {relu}: the optimizer's fused library op (docs/opt.md); the bias
-/// must have the product's float dtype and broadcast to its shape without growing it.
-Type inferMatmulBias(InferContext &ctx) {
-  Type product = inferMatmul(ctx);
+/// The optimizer's fused library ops (docs/opt.md), `op(..., bias)`: operand 2 must have the
+/// float dtype of `product` (the unfused op's result) and broadcast to its shape without growing it.
+Type withBias(InferContext &ctx, const Type &product, const char *op) {
   if (product.isError())
     return product;
   const Type &bias = ctx.operand(2);
   if (!bias.isTensor() || bias.dtype() != product.dtype() || !isFloat(product.dtype()))
-    return ctx.fail("matmul_bias: the bias must be a tensor of the product's float dtype, found " +
+    return ctx.fail(std::string(op) + ": the bias must be a tensor of the product's float dtype, found " +
                     bias.str() + " for " + product.str(), 2);
   auto shape = broadcastShapes(product.shape(), bias.shape(), ctx.dims);
   if (!shape || shape->size() != product.shape().size())
-    return ctx.fail("matmul_bias: cannot add " + bias.str() + " to " + product.str(), 2);
+    return ctx.fail(std::string(op) + ": cannot add " + bias.str() + " to " + product.str(), 2);
   return product;
 }
+
+/// matmul_bias(a, b, bias) {relu}
+Type inferMatmulBias(InferContext &ctx) { return withBias(ctx, inferMatmul(ctx), "matmul_bias"); }
 
 Type inferDot(InferContext &ctx) {
   if (!checkTensor(ctx, 0) || !checkTensor(ctx, 1))
@@ -658,6 +660,9 @@ Type inferConv2d(InferContext &ctx) {
   return Type::tensor(promoteDTypes(x.dtype(), w.dtype()), out);
 }
 
+/// conv2d_bias(x, w, bias) {stride, padding, relu}
+Type inferConv2dBias(InferContext &ctx) { return withBias(ctx, inferConv2d(ctx), "conv2d_bias"); }
+
 Type inferPool(InferContext &ctx) {
   if (!checkTensor(ctx, 0))
     return Type::error();
@@ -896,6 +901,8 @@ std::vector<Entry> entries() {
   e.push_back({"cross_entropy", {"logits", "labels"}, {}, inferCrossEntropy});
   e.push_back({"mse", {"a", "b"}, {}, inferMse});
   e.push_back({"conv2d", {"x", "w"}, {kStride, kPadding}, inferConv2d, false, C::Expensive});
+  e.push_back({"conv2d_bias", {"x", "w", "bias"}, {kStride, kPadding, {"relu", AttrKind::Bool}},
+               inferConv2dBias, false, C::Expensive, false});
   e.push_back({"max_pool2d", {"x"}, {kK}, inferPool, false, C::Expensive});
   e.push_back({"avg_pool2d", {"x"}, {kK}, inferPool, false, C::Expensive});
   // Draws from the RNG stream, so it is ordered with seed/randn like a side effect.

@@ -47,7 +47,7 @@ bool mayFail(const Graph &g, const Node &n) {
       "zeros",    "ones",      "full",      "eye",         "arange",      "zeros_like",
       "conv2d",   "max_pool2d", "avg_pool2d", "softmax_grad", "log_softmax_grad",
       "max_grad", "min_grad",  "slice_grad", "conv2d_grad_input", "conv2d_grad_weight",
-      "max_pool2d_grad", "avg_pool2d_grad", "matmul_bias"};
+      "max_pool2d_grad", "avg_pool2d_grad", "matmul_bias", "conv2d_bias"};
   const OpInfo *info = OpRegistry::get().lookup(n.op);
   if (!info || isControlFlow(n))
     return !info;

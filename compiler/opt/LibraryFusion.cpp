@@ -9,13 +9,16 @@
 // Rules (`b` of the product's float dtype, broadcasting to the product's shape):
 //   add(matmul(x, w), b)  or  add(b, matmul(x, w))  -> matmul_bias(x, w, b) {relu = false}
 //   relu(matmul_bias(x, w, b) {relu = false})       -> matmul_bias(x, w, b) {relu = true}
+//   add(conv2d(x, w) {stride, padding}, b), relu of that: likewise conv2d_bias {stride,
+//   padding, relu} (a conv layer's bias is reshape(b, 1, -1, 1, 1))
 //
 // Algorithm:
 //   1. Walk the nodes in topological order (a rewritten add is seen before its relu).
-//   2. An `add` one of whose operands is a `matmul` read by nothing else (no other data or
+//   2. An `add` one of whose operands is a `matmul` or `conv2d` read by nothing else (no other data or
 //      control user), in the same frame, becomes `matmul_bias` in place on the matmul's operands;
-//      it takes the matmul's control inputs besides its own, so it runs exactly when both did.
-//   3. A `relu` of a `matmul_bias {relu = false}` read by nothing else becomes the fused node
+//      it takes the product's control inputs and attributes besides its own, so it runs
+//      exactly when both did.
+//   3. A `relu` of a fused node with `relu = false` read by nothing else becomes the fused node
 //      with `relu = true`, likewise.
 //   4. Remove the bypassed nodes.
 //
@@ -32,6 +35,15 @@ namespace dlm::opt {
 using namespace graph;
 
 namespace {
+
+/// The products a bias can join, and the fused library op each becomes.
+const char *fusedOpFor(const std::string &op) {
+  if (op == "matmul")
+    return "matmul_bias";
+  if (op == "conv2d")
+    return "conv2d_bias";
+  return nullptr;
+}
 
 class LibraryFuser {
 public:
@@ -62,10 +74,10 @@ private:
   std::vector<std::vector<NodeId>> controlUses;
   std::vector<bool> keep;
 
-  /// `v`'s producer has op `op`, is read only by `user` (once) and runs in user's frame.
-  bool onlyFeeds(ValueRef v, const char *op, NodeId user) {
+  /// `v`'s producer is read only by `user` (once) and runs in user's frame.
+  bool onlyFeeds(ValueRef v, NodeId user) {
     const Node &p = g.node(v.node);
-    return p.op == op && keep[p.id] && p.frame == g.node(user).frame && uses[p.id].size() == 1 &&
+    return keep[p.id] && p.frame == g.node(user).frame && uses[p.id].size() == 1 &&
            uses[p.id][0].user == user && controlUses[p.id].empty();
   }
 
@@ -79,12 +91,13 @@ private:
     keep[from] = false;
   }
 
-  // add(matmul(x, w), b) -> matmul_bias(x, w, b) {relu = false}
+  // add(matmul(x, w), b) -> matmul_bias(x, w, b) {relu = false}, conv2d likewise
   bool fuseBias(NodeId id) {
     const Node &add = g.node(id);
     for (unsigned side = 0; side < 2; ++side) {
       ValueRef product = add.inputs[side], bias = add.inputs[1 - side];
-      if (!onlyFeeds(product, "matmul", id))
+      const char *fused = fusedOpFor(g.node(product.node).op);
+      if (!fused || !onlyFeeds(product, id))
         continue;
       const Type &pt = g.typeOf(product), &bt = g.typeOf(bias);
       if (!pt.isTensor() || !bt.isTensor() || !isFloat(pt.dtype()) || bt.dtype() != pt.dtype() ||
@@ -92,29 +105,33 @@ private:
         continue;
       std::vector<ValueRef> inputs = g.node(product.node).inputs;
       inputs.push_back(bias);
+      Attrs attrs = g.node(product.node).attrs;
       absorb(id, product.node, std::move(inputs));
       Node &n = g.node(id);
-      n.op = "matmul_bias";
+      n.op = fused;
+      n.attrs = std::move(attrs);
       n.attrs["relu"] = false;
-      ctx.count("matmul-bias");
+      ctx.count(n.op == "matmul_bias" ? "matmul-bias" : "conv2d-bias");
       return true;
     }
     return false;
   }
 
-  // relu(matmul_bias(x, w, b) {relu = false}) -> matmul_bias(x, w, b) {relu = true}
+  // relu(matmul_bias(x, w, b) {relu = false}) -> matmul_bias(x, w, b) {relu = true}, conv2d_bias
+  // likewise
   bool fuseRelu(NodeId id) {
     ValueRef in = g.node(id).inputs[0];
+    const std::string &op = g.node(in.node).op;
     const bool *relu = g.node(in.node).attrAs<bool>("relu");
-    if (!onlyFeeds(in, "matmul_bias", id) || !relu || *relu)
+    if ((op != "matmul_bias" && op != "conv2d_bias") || !onlyFeeds(in, id) || !relu || *relu)
       return false;
     Attrs attrs = g.node(in.node).attrs;
     absorb(id, in.node, g.node(in.node).inputs);
     Node &n = g.node(id);
-    n.op = "matmul_bias";
+    n.op = g.node(in.node).op;
     n.attrs = std::move(attrs);
     n.attrs["relu"] = true;
-    ctx.count("matmul-bias-relu");
+    ctx.count(n.op == "matmul_bias" ? "matmul-bias-relu" : "conv2d-bias-relu");
     return true;
   }
 };

@@ -61,6 +61,12 @@ Shape shapeFromAttrOrInputs(const Attrs &attrs, const char *name, Inputs ins, si
 /// The value of 0-d integer operand `i` (a run-time dimension or bound).
 int64_t intOperand(Inputs ins, size_t i, const char *op);
 
+/// The tail of the optimizer's fused library ops (matmul_bias, conv2d_bias): out += bias
+/// (broadcast to out's shape, out fresh and contiguous), then relu in place when `relu`, in one
+/// pass — exactly add's and relu's results. Not GEMM with beta = 1 on a bias-filled output:
+/// OpenBLAS adds the partial products of a long inner dimension to C one block at a time, which
+/// would round differently from add(matmul(a, b), bias).
+void addBiasInPlace(Tensor &out, const Tensor &bias, bool relu, const char *op);
 /// Row-major C = A * B (+ beta * C) through OpenBLAS, each operand optionally transposed.
 void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
           const float *b, int64_t ldb, float beta, float *c, int64_t ldc);

@@ -164,20 +164,22 @@ void dotKernel(Inputs ins, const Attrs &, Outputs &outs) {
 }
 
 /// matmul_bias(a, b, bias) {relu}: relu?(a @ b + bias), the optimizer's rewrite of that
-/// subgraph (compiler/opt/LibraryFusion.cpp), in one output buffer: the GEMM's product, then the
-/// bias added (broadcast) and relu applied in place in one pass. Not GEMM with beta = 1 on a
-/// bias-filled output: OpenBLAS adds the partial products of a long inner dimension to C one
-/// block at a time, which would round differently from add(matmul(a, b), bias).
+/// subgraph (compiler/opt/LibraryFusion.cpp): the GEMM's product, then addBiasInPlace.
 void matmulBiasKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   expectArity(ins, 3, "matmul_bias");
   Tensor out = matmul(tensorArg(ins, 0, "matmul_bias"), tensorArg(ins, 1, "matmul_bias"),
                       "matmul_bias");
-  const Tensor &bias = tensorArg(ins, 2, "matmul_bias");
+  addBiasInPlace(out, tensorArg(ins, 2, "matmul_bias"), attrs.getBool("relu", false), "matmul_bias");
+  outs.emplace_back(std::move(out));
+}
+
+} // namespace
+
+void addBiasInPlace(Tensor &out, const Tensor &bias, bool relu, const char *op) {
   check(isFloat(out.dtype()) && bias.dtype() == out.dtype() &&
             broadcastShapes(out, bias) == out.shape(),
-        "'matmul_bias' needs a float product and a bias of its dtype that broadcasts to it, got " +
-            out.typeString() + " and " + bias.typeString());
-  bool relu = attrs.getBool("relu", false);
+        std::string("'") + op + "' needs a float product and a bias of its dtype that broadcasts " +
+            "to it, got " + out.typeString() + " and " + bias.typeString());
   std::array<Shape, 2> strides = {broadcastByteStrides(out, out.shape()),
                                   broadcastByteStrides(bias, out.shape())};
   dispatchDType(out.dtype(), [&]<typename T>() {
@@ -192,10 +194,7 @@ void matmulBiasKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
                           }
                         });
   });
-  outs.emplace_back(std::move(out));
 }
-
-} // namespace
 
 void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
           const float *b, int64_t ldb, float beta, float *c, int64_t ldc) {

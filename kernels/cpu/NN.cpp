@@ -331,6 +331,18 @@ void conv2dKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   outs.emplace_back(out);
 }
 
+/// conv2d_bias(x, w, bias){stride, padding, relu}: relu?(conv2d(x, w) + bias), the optimizer's
+/// rewrite of that subgraph (compiler/opt/LibraryFusion.cpp): the convolution, then
+/// addBiasInPlace on its output.
+void conv2dBiasKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
+  expectArity(ins, 3, "conv2d_bias");
+  Outputs conv;
+  conv2dKernel(ins.first(2), attrs, conv);
+  Tensor out = conv[0].tensor();
+  addBiasInPlace(out, tensorArg(ins, 2, "conv2d_bias"), attrs.getBool("relu", false), "conv2d_bias");
+  outs.emplace_back(std::move(out));
+}
+
 /// conv2d_grad_input(g, w){stride, padding, input_shape}: col = w^T g per chunk, then col2im.
 void conv2dGradInputKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   expectArity(ins, 2, "conv2d_grad_input", true);
@@ -505,6 +517,7 @@ void registerNNKernels() {
   registerKernel("cross_entropy_grad", Device::CPU, crossEntropyGradKernel);
   registerKernel("mse", Device::CPU, mseKernel);
   registerKernel("conv2d", Device::CPU, conv2dKernel);
+  registerKernel("conv2d_bias", Device::CPU, conv2dBiasKernel);
   registerKernel("conv2d_grad_input", Device::CPU, conv2dGradInputKernel);
   registerKernel("conv2d_grad_weight", Device::CPU, conv2dGradWeightKernel);
   registerKernel("max_pool2d", Device::CPU, poolKernel<true>);

@@ -1,6 +1,6 @@
 # Dense layers: relu(x @ w1 + b1), then a linear layer (matmul + bias, no relu); a product read
-# twice, which is not fused; and a gradient, whose backward reads the pre-activation (relu's
-# rule), so there only the matmul and the bias fuse.
+# twice, which is not fused; a gradient, whose backward reads the pre-activation (relu's
+# rule), so there only the matmul and the bias fuse; and a conv layer with bias and relu.
 seed(5)
 x = randn(8, 6)
 w1 = randn(6, 5)
@@ -19,3 +19,7 @@ p = x @ w3
 print(y)
 print(p + b3, p)
 print(grad(net)(w2, b2, h))
+img = randn(2, 1, 6, 6)
+wc = randn(3, 1, 3, 3)
+bc = randn(3)
+print(relu(conv2d(img, wc, padding=1) + reshape(bc, 1, -1, 1, 1)))
