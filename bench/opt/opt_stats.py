@@ -5,7 +5,7 @@ usage: /usr/bin/python3 bench/opt/opt_stats.py BUILD_DIR PROGRAM.dlm...
 
 For each program: lower it (dlmc --emit=graph), count the nodes, run dlm-opt at -O1, -O2 and -O3
 and count again; from -O2's --stats, the stacks ad-stacks removed, the matmuls fuse-horizontal
-merged, the matmul_bias nodes fuse-library made and the fused groups of fuse-elementwise (when
+merged, the matmul_bias and conv2d_bias nodes fuse-library made and the fused groups of fuse-elementwise (when
 the pipeline runs it); then plan-memory on the -O2 graph: the bytes every tensor would take in
 its own buffer (unplanned) against the planned arena (the planned peak); and remat on the -O2
 graph with a budget of half that peak: the planned peak after it. Prints a Markdown table.
@@ -34,9 +34,9 @@ def main():
     build, programs = sys.argv[1], sys.argv[2:]
     dlmc, opt = os.path.join(build, "bin", "dlmc"), os.path.join(build, "bin", "dlm-opt")
     print("| program | nodes lowered | -O1 | -O2 | -O3 | stacks removed | matmuls merged (horizontal) "
-          "| matmul_bias (of which relu) | fused groups | bytes unplanned (-O2) | planned peak | planned peak after remat "
+          "| matmul_bias (of which relu) | conv2d_bias (of which relu) | fused groups | bytes unplanned (-O2) | planned peak | planned peak after remat "
           "(budget: half) |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for prog in programs:
         try:
             graph, _ = sh([dlmc, "--emit=graph", prog])
@@ -57,6 +57,7 @@ def main():
         print(f"| {os.path.basename(prog)} | {counts[0]} | {counts[1]} | {counts[2]} | {counts[3]} | "
               f"{stat(o2stats, 'ad-stacks.stacks-removed')} | {stat(o2stats, 'fuse-horizontal.matmuls-fused')} | "
               f"{stat(o2stats, 'fuse-library.matmul-bias')} ({stat(o2stats, 'fuse-library.matmul-bias-relu')}) | "
+              f"{stat(o2stats, 'fuse-library.conv2d-bias')} ({stat(o2stats, 'fuse-library.conv2d-bias-relu')}) | "
               f"{stat(o2stats, 'fuse-elementwise.groups')} | "
               f"{unplanned} | {planned} | {after} |")
 
