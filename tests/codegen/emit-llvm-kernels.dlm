@@ -4,8 +4,8 @@
 # Big ops call the runtime's kernels through the C ABI: kernel ids and attribute objects are
 # built once by @dlm_init; each call's status is checked and a failure branches to the one
 # error exit with the call's site, an index into a table of .dlm locations (the matmul: line
-# 14, column 7, where `a @ b` starts, with its source line), which records the location and
-# returns 1.
+# 14, column 7, where `a @ b` starts, with its source line), which records the location,
+# releases every tensor the program holds at that point, runs @dlm_fini and returns 1.
 
 a = randn(4, 8)
 b = randn(8, 3)
@@ -32,4 +32,6 @@ print(a @ b)
 # EXIT-NEXT:   %site = phi i32
 # EXIT-NEXT:   getelementptr inbounds [6 x { ptr, i32, i32, ptr, ptr }], ptr @sites, i32 0, i32 %site
 # EXIT:        call void @dlm_set_error_location(ptr %{{.*}}, i32 %{{.*}}, i32 %{{.*}}, ptr %{{.*}}, ptr %{{.*}})
+# EXIT-NEXT:   call void @dlm_release_tensors(ptr %tensors, i64 {{[0-9]+}})
+# EXIT-NEXT:   call void @dlm_fini()
 # EXIT-NEXT:   ret i32 1
