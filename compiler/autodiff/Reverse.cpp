@@ -186,6 +186,26 @@ ssa::Value *Reverse::extractLeaf(Level &at, ssa::Value *v, unsigned leaf, llvm::
   return v;
 }
 
+ssa::Value *Reverse::copyValue(Level &at, ssa::Value *v, llvm::SMRange loc) {
+  if (!v->type.isTuple())
+    return emit(at, "Identity", {v}, {}, loc, v->type);
+  std::vector<ssa::Value *> elems;
+  const std::vector<Type> &types = v->type.elements();
+  for (size_t e = 0; e < types.size(); ++e) {
+    auto get = std::make_unique<ssa::Operation>(ssa::OpKind::Get, loc);
+    get->operands = {v};
+    get->attrs["index"] = int64_t(e);
+    get->addResult(types[e]);
+    size_t pos = at.cursor ? (*at.cursor)++ : SIZE_MAX;
+    elems.push_back(copyValue(at, insertOp(*at.bwd, pos, std::move(get))->result(), loc));
+  }
+  auto tuple = std::make_unique<ssa::Operation>(ssa::OpKind::Tuple, loc);
+  tuple->operands = std::move(elems);
+  tuple->addResult(v->type);
+  size_t pos = at.cursor ? (*at.cursor)++ : SIZE_MAX;
+  return insertOp(*at.bwd, pos, std::move(tuple))->result();
+}
+
 ssa::Value *Reverse::zerosLike(Level &at, ssa::Value *v, llvm::SMRange loc) {
   return emit(at, "zeros_like", {v}, {}, loc, v->type);
 }
@@ -843,8 +863,7 @@ void Reverse::sweepCheckpoint(Level &level, ssa::Operation &call) {
   }
   std::vector<ssa::Value *> params;
   for (ssa::Value *v : call.operands) {
-    ssa::Value *p = primal(v, level);
-    params.push_back(emit(*at, "Identity", {p}, {}, call.loc, p->type));
+    params.push_back(copyValue(*at, primal(v, level), call.loc));
   }
   size_t first = at->bwd->ops.size();
   ssa::Value *ret = d.inlineInto(*call.callee, *at->bwd, params);
