@@ -20,6 +20,10 @@ bin_dir = os.path.join(config.dlm_build_dir, "bin")
 config.environment["NO_COLOR"] = "1"
 config.environment["DLM_HISTORY"] = ""
 config.environment["DLM_STDLIB"] = os.path.join(config.dlm_source_dir, "stdlib")
+# Sanitizer builds: third-party leaks that are not dlm's (libedit's history) are suppressed.
+config.environment["LSAN_OPTIONS"] = ":".join(
+    filter(None, ["suppressions=" + os.path.join(config.dlm_source_dir, "tests", "lsan.supp"),
+                  os.environ.get("LSAN_OPTIONS", "")]))
 config.environment["PATH"] = os.pathsep.join([bin_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])
 
 for tool in ["dlmc", "dlm-opt", "dlm"]:

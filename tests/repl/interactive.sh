@@ -48,6 +48,6 @@ for _ in $(seq 100); do
   [ -s "$status_file" ] && break
   sleep 0.1
 done
-tmux -L "$s" capture-pane -p -t "$s"
+tmux -L "$s" capture-pane -p -S - -t "$s" # the whole history: the start may have scrolled off
 echo "pane: exited status=$(cat "$status_file")"
 tmux -L "$s" kill-server
