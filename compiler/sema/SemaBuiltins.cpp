@@ -474,29 +474,27 @@ Operand gather(Sema &s, CallArgs &a, const Bound &b) {
   return s.emitOp("gather", {*b.get("x"), *b.get("indices")}, attrs, a.loc);
 }
 
-/// The tensor and scalar leaves of a builtin's variadic values (`print(...)`,
-/// `memory_stats(...)`); a function, module, dtype or none among them is an error
-/// "<what> <verb>, found X". Returns false after reporting it.
-bool variadicLeaves(Sema &s, CallArgs &a, const Bound &b, llvm::StringRef what,
-                    llvm::StringRef problem, std::vector<Operand> &leaves) {
+/// A builtin over the tensor and scalar leaves of its variadic values (`print(...)`,
+/// `memory_stats(...)`): emits `op` on them; a function, module, dtype or none among them is
+/// the error "<name> <problem> X".
+Operand variadicLeavesOp(Sema &s, CallArgs &a, const Bound &b, llvm::StringRef op,
+                         llvm::StringRef name, llvm::StringRef problem) {
+  std::vector<Operand> leaves;
   for (const Operand &o : b.rest) {
     if (o.callee || o.module || o.dtype || o.type.kind() == Type::Kind::None) {
-      s.error(where(o, a), (what + problem).str() +
+      s.error(where(o, a), (name + problem).str() +
                                (o.type.kind() == Type::Kind::None ? std::string("none")
                                                                    : describeOperand(o)));
-      return false;
+      return s.poison();
     }
     flatten(s, o, a.loc, leaves);
   }
-  return true;
+  return s.emitOp(op.str(), leaves, {}, a.loc);
 }
 
 /// memory_stats(after...) -> (live bytes, peak bytes), read once every leaf of `after` exists.
 Operand memoryStats(Sema &s, CallArgs &a, const Bound &b) {
-  std::vector<Operand> leaves;
-  if (!variadicLeaves(s, a, b, "memory_stats()", " waits for values, found ", leaves))
-    return s.poison();
-  return s.emitOp("memory_stats", leaves, {}, a.loc);
+  return variadicLeavesOp(s, a, b, "memory_stats", "memory_stats()", " waits for values, found ");
 }
 
 Operand progress(Sema &s, CallArgs &a, const Bound &b) {
@@ -680,10 +678,7 @@ Operand sizeOp(Sema &s, CallArgs &a, const Bound &b) {
 }
 
 Operand printOp(Sema &s, CallArgs &a, const Bound &b) {
-  std::vector<Operand> leaves;
-  if (!variadicLeaves(s, a, b, "print()", " cannot print ", leaves))
-    return s.poison();
-  return s.emitOp("print", leaves, {}, a.loc);
+  return variadicLeavesOp(s, a, b, "print", "print()", " cannot print ");
 }
 
 Operand save(Sema &s, CallArgs &a, const Bound &b) {
