@@ -26,7 +26,15 @@ constexpr std::string_view kCudaOps[] = {
     "add",     "sub",  "mul",  "div",  "maximum", "minimum", "neg",         "abs",
     "exp",     "log",  "sqrt", "tanh", "sigmoid", "relu",    "sum",         "mean",
     "max",     "min",  "argmax", "softmax", "log_softmax", "cross_entropy", "matmul",
-    "transpose"};
+    "transpose", "fused"};
+
+// The statement ops of a `fused` body the NVPTX code generator compiles without libm.
+constexpr std::string_view kCudaFusedOps[] = {
+    "add", "sub", "mul", "div", "maximum", "minimum", "clip", "neg", "abs", "relu", "exp", "tanh",
+    "sigmoid", "sqrt", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
+    "logical_not", "where", "stop_gradient", "relu_grad", "sigmoid_grad", "tanh_grad"};
+
+FusedPtxCompiler installedPtxCompiler = nullptr;
 
 bool isF32Tensor(const TensorSig &t) { return t.isTensor && t.dtype == DType::F32; }
 
@@ -91,6 +99,10 @@ void recvKernel(std::span<const Value> inputs, const Attrs &, std::vector<Value>
 } // namespace
 
 std::span<const std::string_view> cudaOps() { return kCudaOps; }
+std::span<const std::string_view> cudaFusedOps() { return kCudaFusedOps; }
+
+void setFusedPtxCompiler(FusedPtxCompiler compiler) { installedPtxCompiler = compiler; }
+FusedPtxCompiler fusedPtxCompiler() { return installedPtxCompiler; }
 
 bool deviceRuns(std::string_view device, std::string_view op, std::span<const TensorSig> operands,
                 std::span<const TensorSig> results) {

@@ -18,6 +18,7 @@
 #include "runtime/Kernel.h"
 
 #include <optional>
+#include <string>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -57,6 +58,31 @@ std::span<const std::string_view> cudaOps();
 /// batch dims unless one is 2-D.
 bool deviceRuns(std::string_view device, std::string_view op, std::span<const TensorSig> operands,
                 std::span<const TensorSig> results);
+
+/// The statement ops a `fused` body may use for its generated GPU kernel (compiler/codegen/
+/// Nvptx.h): the elementwise ops whose code needs no C library function (log, sin, cos, pow and
+/// f64 exp/tanh/sigmoid call libm, which PTX does not have). Placement keeps a `fused` node whose
+/// body uses anything else, or computes in f64, on the CPU; tests/gpu checks that the code
+/// generator compiles every op listed here.
+std::span<const std::string_view> cudaFusedOps();
+
+/// One operand of a generated `fused` kernel: its dtype, and whether it is a tensor (its data
+/// and strides are passed) or a 0-d host value (passed by value; bool as one byte).
+struct FusedOperand {
+  DType dtype = DType::F32;
+  bool tensor = true;
+};
+
+/// Compiles a `fused` body (FusedOp.h syntax) over `operands` into a PTX kernel for outputs of
+/// `rank` dims (the parameter list is in compiler/codegen/Nvptx.h); on success `ptx` is the
+/// module text and `entry` the kernel's name, else `error` says why. The CUDA backend calls it
+/// the first time it runs a body on the GPU; tools that link the code generator install it.
+using FusedPtxCompiler = bool (*)(std::string_view body, std::span<const FusedOperand> operands,
+                                  size_t rank, std::string &ptx, std::string &entry,
+                                  std::string &error);
+void setFusedPtxCompiler(FusedPtxCompiler compiler);
+/// The installed compiler, or null (then the CUDA `fused` kernel reports that it has none).
+FusedPtxCompiler fusedPtxCompiler();
 
 /// Registers the CPU kernels of Send {to} (a copy of its operand for device `to`: a fresh host
 /// tensor for "cpu" and "fake") and Recv (its operand). A CUDA build replaces Send with one that

@@ -33,6 +33,12 @@ config.substitutions.append(("%src", config.dlm_source_dir))
 config.substitutions.append(("%bin", bin_dir))
 if config.dlm_have_cuda:
     config.available_features.add("cuda")
+# ptxas (CUDA toolkit) assembles the PTX of --emit=ptx for sm_90 (tests/gpu/ptxas.test).
+import shutil
+ptxas = shutil.which("ptxas") or ("/usr/local/cuda/bin/ptxas" if os.path.exists("/usr/local/cuda/bin/ptxas") else None)
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
 # AOT executables link a runtime built for baseline x86-64 (compiler/codegen/CMakeLists.txt).
 if os.path.exists(os.path.join(config.dlm_build_dir, "lib", "libdlm_runtime_portable.a")):
     config.available_features.add("portable-aot")

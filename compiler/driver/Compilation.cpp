@@ -2,6 +2,7 @@
 #include "compiler/driver/Compilation.h"
 
 #include "compiler/codegen/Codegen.h"
+#include "compiler/codegen/Nvptx.h"
 #include "compiler/driver/CrashGuard.h"
 #include "compiler/frontend/ASTDumper.h"
 #include "compiler/frontend/Parse.h"
@@ -111,6 +112,10 @@ bool printGradIR(Compilation &compilation, llvm::raw_ostream &os) {
   return printGraphText(compilation, os, true);
 }
 
+bool printPTX(Compilation &compilation, llvm::raw_ostream &os) {
+  return codegen::printPtx(*compilation.getGraph(), compilation.getDiagnostics(), os);
+}
+
 bool printDot(Compilation &compilation, llvm::raw_ostream &os) {
   graph::writeDot(*compilation.getGraph(), os);
   return true;
@@ -132,6 +137,7 @@ const EmitKindInfo kEmitKinds[] = {
     {EmitKind::Grad, "grad", "the graph after differentiation", Stage::Lower, printGradIR},
     {EmitKind::Opt, "opt", "the graph after optimisation", Stage::Opt, printGraphIR},
     {EmitKind::LLVM, "llvm", "the generated LLVM IR", Stage::Codegen, printLLVMIR},
+    {EmitKind::PTX, "ptx", "the GPU (sm_90 PTX) kernels of the fused nodes", Stage::Codegen, printPTX},
     {EmitKind::Dot, "dot", "the optimised graph as Graphviz dot", Stage::Opt, printDot},
 };
 
@@ -247,6 +253,9 @@ bool Compilation::runOpt() {
                             [](const opt::PassInfo *p) { return llvm::StringRef(p->name) == "placement"; });
   if (ctx.device != rt::kCpuDevice && !placed)
     passes.push_back(opt::findPass("placement"));
+  if (ctx.device == rt::kCudaDevice)
+    codegen::installPtxCompiler(); // the CUDA backend compiles `fused` bodies with it
+
   opt::RunOptions runOptions;
   runOptions.printAfterAll = options.printAfterAll;
   runOptions.printLocs = options.printLocs;

@@ -32,7 +32,7 @@ namespace dlm {
 enum class Stage : uint8_t { Lex, Parse, Sema, Lower, Autodiff, Opt, Codegen };
 
 /// What `--emit=` prints.
-enum class EmitKind : uint8_t { None, Tokens, AST, SSA, Graph, Grad, Opt, LLVM, Dot };
+enum class EmitKind : uint8_t { None, Tokens, AST, SSA, Graph, Grad, Opt, LLVM, PTX, Dot };
 
 /// Options shared by every tool that compiles.
 struct CompilerOptions {

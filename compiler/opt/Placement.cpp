@@ -35,6 +35,7 @@
 #include "compiler/opt/Pass.h"
 
 #include "compiler/ir/OpRegistry.h"
+#include "compiler/opt/FusedOp.h"
 #include "runtime/Devices.h"
 
 #include <algorithm>
@@ -105,8 +106,23 @@ private:
       operands.push_back(signature(g.typeOf(v)));
     for (const Type &t : n.results)
       results.push_back(signature(t));
-    return std::string(rt::deviceRuns(ctx.device, n.op, operands, results) ? ctx.device
-                                                                           : rt::kCpuDevice);
+    bool runs = rt::deviceRuns(ctx.device, n.op, operands, results) &&
+                (n.op != "fused" || fusedBodyRuns(n));
+    return std::string(runs ? ctx.device : rt::kCpuDevice);
+  }
+
+  /// A `fused` body runs on the GPU when every statement is an op the generated kernels have
+  /// (rt::cudaFusedOps: no C library calls) and none computes in f64.
+  bool fusedBodyRuns(const Node &n) const {
+    const std::string *text = n.attrAs<std::string>("body");
+    std::optional<std::vector<FusedStatement>> body =
+        text ? parseFusedBody(*text, n.inputs.size()) : std::nullopt;
+    if (!body)
+      return false;
+    std::span<const std::string_view> ops = rt::cudaFusedOps();
+    return std::all_of(body->begin(), body->end(), [&](const FusedStatement &st) {
+      return st.dtype != DType::F64 && std::find(ops.begin(), ops.end(), st.op) != ops.end();
+    });
   }
 
   // --- step 2 ------------------------------------------------------------------------------

@@ -317,6 +317,7 @@ const Entry kEntries[] = {
     {"argmax", argmax},                     {"softmax", softmax<false>},
     {"log_softmax", softmax<true>},         {"cross_entropy", crossEntropy},
     {"matmul", matmul},                     {"transpose", transpose},
+    {"fused", fusedKernel},
 };
 
 void fillFromStream(const Tensor &t, bool normal) {

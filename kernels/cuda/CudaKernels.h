@@ -8,6 +8,7 @@
 #ifndef DLM_KERNELS_CUDA_CUDAKERNELS_H
 #define DLM_KERNELS_CUDA_CUDAKERNELS_H
 
+#include "runtime/Kernel.h"
 #include "runtime/Tensor.h"
 
 #include <string>
@@ -20,6 +21,11 @@ bool enableCuda();
 
 /// The op names enableCuda registers (for tests and docs/cuda.md).
 const std::vector<std::string> &cudaKernelNames();
+
+/// The `fused` op on the GPU: the body compiled to PTX through rt::fusedPtxCompiler() (the
+/// tools install the NVPTX code generator), loaded with the driver API, cached, launched
+/// (FusedKernel.cpp).
+void fusedKernel(std::span<const rt::Value> in, const rt::Attrs &attrs, std::vector<rt::Value> &out);
 
 /// A contiguous copy of a strided f32 GPU tensor (the tensor itself when already contiguous).
 rt::Tensor contiguousCuda(const rt::Tensor &t);

@@ -7,6 +7,8 @@
 // relative error below 1e-4 (integers exactly).
 //
 //===----------------------------------------------------------------------===//
+#include "tests/gpu/GpuCompare.h"
+
 #include "kernels/cuda/CudaKernels.h"
 #include "kernels/cuda/Launch.h"
 #include "runtime/Kernel.h"
@@ -25,68 +27,9 @@ using rt::Shape;
 using rt::Tensor;
 using rt::Value;
 
-namespace {
-
-#define REQUIRE_GPU()                                                                          \
-  do {                                                                                         \
-    if (!dlm::cuda::enableCuda())                                                              \
-      GTEST_SKIP() << "skipped: no GPU (" << rt::cuda::discover().reason << ")";               \
-    rt::cuda::cachingAllocator().setPoison(true);                                              \
-  } while (0)
-
-uint32_t freshSeed() {
-  static std::random_device rd;
-  return rd();
-}
-
-Tensor randomF32(const Shape &shape, std::mt19937 &gen, float lo = -2.0f, float hi = 2.0f) {
-  std::uniform_real_distribution<float> d(lo, hi);
-  std::vector<float> v((size_t)rt::numelOf(shape));
-  for (float &x : v) x = d(gen);
-  return Tensor::fromVector(DType::F32, v, shape);
-}
-
-/// Runs `op` on the CPU and on the GPU (every operand copied over) and compares the outputs.
-void compare(const std::string &op, const std::vector<Tensor> &inputs, const Attrs &attrs,
-             double tol = 1e-4) {
-  const rt::KernelInfo *cpu = rt::findKernel(op, Device::CPU);
-  const rt::KernelInfo *gpu = rt::findKernel(op, Device::CUDA);
-  ASSERT_NE(cpu, nullptr) << op;
-  ASSERT_NE(gpu, nullptr) << op << " has no CUDA kernel";
-  std::vector<Value> cpuIn, gpuIn, cpuOut, gpuOut;
-  for (const Tensor &t : inputs) {
-    cpuIn.emplace_back(t);
-    gpuIn.emplace_back(rt::cuda::toDevice(t));
-  }
-  rt::Status sc = rt::callKernel(*cpu, cpuIn, attrs, cpuOut);
-  ASSERT_TRUE(sc.ok()) << op << " (cpu): " << sc.message();
-  rt::Status sg = rt::callKernel(*gpu, gpuIn, attrs, gpuOut);
-  ASSERT_TRUE(sg.ok()) << op << " (cuda): " << sg.message();
-  ASSERT_EQ(cpuOut.size(), gpuOut.size()) << op;
-  for (size_t i = 0; i < cpuOut.size(); ++i) {
-    Tensor want = cpuOut[i].tensor().contiguous();
-    Tensor got = gpuOut[i].tensor();
-    ASSERT_EQ(got.device(), Device::CUDA) << op;
-    got = rt::cuda::toHost(dlm::cuda::contiguousCuda(got));
-    ASSERT_EQ(want.typeString(), got.typeString()) << op << " output " << i;
-    for (int64_t j = 0; j < want.numel(); ++j) {
-      if (want.dtype() == DType::F32) {
-        float w = want.data<float>()[j], g = got.data<float>()[j];
-        if (std::isnan(w)) {
-          EXPECT_TRUE(std::isnan(g)) << op << " element " << j;
-          continue;
-        }
-        ASSERT_FALSE(std::isnan(g)) << op << " element " << j << " not written (poison) or NaN";
-        ASSERT_LE(std::fabs(g - w), tol * std::max(1.0f, std::fabs(w)))
-            << op << " element " << j << ": cuda " << g << ", cpu " << w;
-      } else {
-        ASSERT_EQ(want.data<int64_t>()[j], got.data<int64_t>()[j]) << op << " element " << j;
-      }
-    }
-  }
-}
-
-} // namespace
+using gputest::compare;
+using gputest::freshSeed;
+using gputest::randomF32;
 
 TEST(CudaDiscovery, NoGpuIsNotAnError) {
   const rt::cuda::Discovery &d = rt::cuda::discover();
