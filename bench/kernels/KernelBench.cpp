@@ -86,6 +86,77 @@ void BM_Conv2d(benchmark::State &state) {
 }
 BENCHMARK(BM_Conv2d)->Args({32, 1, 28, 8})->Args({32, 8, 14, 16})->Unit(benchmark::kMicrosecond)->UseRealTime();
 
+/// conv2d, its two gradients and max pooling per activation layout, at the shapes of
+/// examples/fashion_mnist_cnn.dlm and of crafted 3x3 and 1x1 layers: the measurements behind
+/// compiler/opt/Layout.cpp's cost rule (bench/RESULTS.md "Layout"). Args: n, c, hw, o, k, pad,
+/// nhwc (0/1).
+void convLayout(benchmark::State &state, const char *op) {
+  int64_t n = state.range(0), c = state.range(1), hw = state.range(2), o = state.range(3), k = state.range(4),
+          pad = state.range(5);
+  bool nhwc = state.range(6) != 0;
+  Shape xs = nhwc ? Shape{n, hw, hw, c} : Shape{n, c, hw, hw};
+  int64_t ohw = hw + 2 * pad - k + 1;
+  Shape gs = nhwc ? Shape{n, ohw, ohw, o} : Shape{n, o, ohw, ohw};
+  Tensor x = randn(xs), w = randn({o, c, k, k}), g = randn(gs);
+  Attrs a{{"stride", int64_t(1)}, {"padding", pad}, {"layout", std::string(nhwc ? "NHWC" : "NCHW")}};
+  a.set("input_shape", xs).set("weight_shape", Shape{o, c, k, k});
+  std::string name = op;
+  for (auto _ : state) {
+    if (name == "conv2d")
+      benchmark::DoNotOptimize(run("conv2d", {x, w}, a).rawData());
+    else if (name == "conv2d_grad_input")
+      benchmark::DoNotOptimize(run("conv2d_grad_input", {g, w}, a).rawData());
+    else
+      benchmark::DoNotOptimize(run("conv2d_grad_weight", {x, g}, a).rawData());
+  }
+  state.counters["GFLOPS"] = benchmark::Counter(2.0 * n * ohw * ohw * o * c * k * k,
+                                                benchmark::Counter::kIsIterationInvariantRate,
+                                                benchmark::Counter::kIs1000);
+}
+void BM_Conv2dLayout(benchmark::State &state) { convLayout(state, "conv2d"); }
+void BM_Conv2dGradInputLayout(benchmark::State &state) { convLayout(state, "conv2d_grad_input"); }
+void BM_Conv2dGradWeightLayout(benchmark::State &state) { convLayout(state, "conv2d_grad_weight"); }
+void convLayoutShapes(benchmark::internal::Benchmark *b) {
+  for (int64_t nhwc : {0, 1}) {
+    b->Args({64, 1, 28, 16, 5, 2, nhwc});   // the CNN's first layer
+    b->Args({64, 16, 14, 32, 5, 2, nhwc});  // the CNN's second layer
+    b->Args({32, 32, 28, 32, 3, 1, nhwc});  // 3x3, 32 channels
+    b->Args({32, 64, 14, 64, 3, 1, nhwc});  // 3x3, 64 channels
+    b->Args({32, 16, 28, 16, 1, 0, nhwc});  // 1x1, 16 channels
+    b->Args({32, 64, 28, 64, 1, 0, nhwc});  // 1x1, 64 channels
+    b->Args({32, 256, 14, 256, 1, 0, nhwc}); // 1x1, 256 channels
+  }
+  b->Unit(benchmark::kMicrosecond)->UseRealTime();
+}
+BENCHMARK(BM_Conv2dLayout)->Apply(convLayoutShapes);
+BENCHMARK(BM_Conv2dGradInputLayout)->Apply(convLayoutShapes);
+BENCHMARK(BM_Conv2dGradWeightLayout)->Apply(convLayoutShapes);
+
+/// max_pool2d (k = 2) and its gradient per layout. Args: n, c, hw, nhwc.
+void BM_MaxPoolLayout(benchmark::State &state) {
+  int64_t n = state.range(0), c = state.range(1), hw = state.range(2);
+  bool nhwc = state.range(3) != 0;
+  Tensor x = randn(nhwc ? Shape{n, hw, hw, c} : Shape{n, c, hw, hw});
+  Tensor g = randn(nhwc ? Shape{n, hw / 2, hw / 2, c} : Shape{n, c, hw / 2, hw / 2});
+  Attrs a{{"k", int64_t(2)}, {"layout", std::string(nhwc ? "NHWC" : "NCHW")}};
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(run("max_pool2d", {x}, a).rawData());
+    benchmark::DoNotOptimize(run("max_pool2d_grad", {x, g}, a).rawData());
+  }
+}
+BENCHMARK(BM_MaxPoolLayout)->Args({64, 16, 28, 0})->Args({64, 16, 28, 1})->Args({64, 32, 14, 0})->Args({64, 32, 14, 1})
+    ->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+/// What one boundary transpose of the layout pass costs: NCHW -> NHWC as a contiguous copy.
+void BM_TransposeToNhwc(benchmark::State &state) {
+  int64_t n = state.range(0), c = state.range(1), hw = state.range(2);
+  Tensor x = randn({n, c, hw, hw});
+  for (auto _ : state) benchmark::DoNotOptimize(x.transpose({0, 2, 3, 1}).contiguous().rawData());
+  state.SetItemsProcessed(state.iterations() * n * c * hw * hw);
+}
+BENCHMARK(BM_TransposeToNhwc)->Args({64, 16, 28})->Args({64, 32, 14})->Args({32, 256, 14})
+    ->Unit(benchmark::kMicrosecond)->UseRealTime();
+
 /// The fixed cost of one kernel call (lookup, dispatch, a 0-d output): what a scalar op costs
 /// an engine that goes through the kernel table.
 void BM_CallOverhead(benchmark::State &state) {

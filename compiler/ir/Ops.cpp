@@ -632,50 +632,72 @@ Dim windowDim(const Dim &in, int64_t k, int64_t stride, int64_t padding, DimCont
   return Dim::fixed((in.size() + 2 * padding - k) / stride + 1);
 }
 
+/// The `layout` attribute of the conv and pool ops: absent or "NCHW" (the language's layout),
+/// or "NHWC" (what the `layout` pass rewrites conv chains to, compiler/opt/Layout.cpp); weights
+/// stay OIHW. Sets `nhwc`; false after a failure reported to ctx.
+bool layoutAttr(InferContext &ctx, const char *op, bool &nhwc) {
+  auto it = ctx.attrs.find("layout");
+  const std::string *l = it == ctx.attrs.end() ? nullptr : std::get_if<std::string>(&it->second);
+  nhwc = l && *l == "NHWC";
+  if (it == ctx.attrs.end() || (l && (*l == "NCHW" || *l == "NHWC")))
+    return true;
+  ctx.fail(std::string(op) + ": layout must be \"NCHW\" or \"NHWC\", found " + attrStr(it->second));
+  return false;
+}
+
+/// An activation shape of a rank-4 `nhwc` tensor as NCHW dims, and back.
+Shape nchwDims(const Shape &s, bool nhwc) { return nhwc ? Shape{s[0], s[3], s[1], s[2]} : s; }
+Shape fromNchwDims(const Shape &s, bool nhwc) { return nhwc ? Shape{s[0], s[2], s[3], s[1]} : s; }
+
 Type inferConv2d(InferContext &ctx) {
-  if (!checkTensor(ctx, 0) || !checkTensor(ctx, 1))
+  bool nhwc = false;
+  if (!checkTensor(ctx, 0) || !checkTensor(ctx, 1) || !layoutAttr(ctx, "conv2d", nhwc))
     return Type::error();
   const Type &x = ctx.operand(0), &w = ctx.operand(1);
+  const char *layout = nhwc ? "NHWC" : "NCHW";
   if (x.rank() != 4)
-    return ctx.fail("conv2d: input must be NCHW (rank 4), found " + x.str(), 0);
+    return ctx.fail(std::string("conv2d: input must be ") + layout + " (rank 4), found " + x.str(), 0);
   if (w.rank() != 4)
     return ctx.fail("conv2d: weight must be OIHW (rank 4), found " + w.str(), 1);
-  const Dim &c1 = x.shape()[1], &c2 = w.shape()[1];
+  Shape xs = nchwDims(x.shape(), nhwc);
+  const Dim &c1 = xs[1], &c2 = w.shape()[1];
   if (c1.isStatic() && c2.isStatic() && c1 != c2)
     return ctx.fail("conv2d: " + c1.str() + " input channels vs " + c2.str() +
                     " in the weight (" + x.str() + ", " + w.str() + ")");
   int64_t stride = ctx.intAttr("stride", 1), pad = ctx.intAttr("padding", 0);
   if (stride < 1 || pad < 0)
     return ctx.fail("conv2d: stride must be positive and padding non-negative");
-  Shape out = {x.shape()[0], w.shape()[0]};
+  Shape out = {xs[0], w.shape()[0]};
   for (int d = 2; d < 4; ++d) {
     const Dim &k = w.shape()[d];
-    Dim o = k.isStatic() ? windowDim(x.shape()[d], k.size(), stride, pad, ctx.dims)
+    Dim o = k.isStatic() ? windowDim(xs[d], k.size(), stride, pad, ctx.dims)
                          : ctx.dims.fresh();
     if (o.isStatic() && o.size() <= 0)
       return ctx.fail("conv2d: kernel " + shapeStr(w.shape()) + " is larger than the input " +
                       x.str());
     out.push_back(o);
   }
-  return Type::tensor(promoteDTypes(x.dtype(), w.dtype()), out);
+  return Type::tensor(promoteDTypes(x.dtype(), w.dtype()), fromNchwDims(out, nhwc));
 }
 
 /// conv2d_bias(x, w, bias) {stride, padding, relu}
 Type inferConv2dBias(InferContext &ctx) { return withBias(ctx, inferConv2d(ctx), "conv2d_bias"); }
 
 Type inferPool(InferContext &ctx) {
-  if (!checkTensor(ctx, 0))
+  bool nhwc = false;
+  if (!checkTensor(ctx, 0) || !layoutAttr(ctx, "pooling", nhwc))
     return Type::error();
   const Type &x = ctx.operand(0);
   if (x.rank() != 4)
-    return ctx.fail("pooling input must be NCHW (rank 4), found " + x.str(), 0);
+    return ctx.fail(std::string("pooling input must be ") + (nhwc ? "NHWC" : "NCHW") +
+                        " (rank 4), found " + x.str(), 0);
   int64_t k = ctx.intAttr("k", 2);
   if (k < 1)
     return ctx.fail("pooling window must be positive, found " + std::to_string(k));
-  Shape out = x.shape();
+  Shape out = nchwDims(x.shape(), nhwc);
   for (int d = 2; d < 4; ++d)
     out[d] = out[d].isStatic() ? Dim::fixed(out[d].size() / k) : ctx.dims.fresh();
-  return Type::tensor(x.dtype(), out);
+  return Type::tensor(x.dtype(), fromNchwDims(out, nhwc));
 }
 
 Type inferDropout(InferContext &ctx) {
@@ -844,7 +866,7 @@ const AttrSpec kAxes{"axes", AttrKind::Ints}, kKeepdims{"keepdims", AttrKind::Bo
     kAxis{"axis", AttrKind::Int}, kShape{"shape", AttrKind::Shape},
     kDtype{"dtype", AttrKind::DType}, kK{"k", AttrKind::Int},
     kStride{"stride", AttrKind::Int}, kPadding{"padding", AttrKind::Int},
-    kInputShape{"input_shape", AttrKind::Shape};
+    kInputShape{"input_shape", AttrKind::Shape}, kLayout{"layout", AttrKind::Str};
 
 std::vector<Entry> entries() {
   using C = CostClass;
@@ -900,11 +922,11 @@ std::vector<Entry> entries() {
   e.push_back({"log_softmax", {"x"}, {kAxis}, inferSoftmax});
   e.push_back({"cross_entropy", {"logits", "labels"}, {}, inferCrossEntropy});
   e.push_back({"mse", {"a", "b"}, {}, inferMse});
-  e.push_back({"conv2d", {"x", "w"}, {kStride, kPadding}, inferConv2d, false, C::Expensive});
-  e.push_back({"conv2d_bias", {"x", "w", "bias"}, {kStride, kPadding, {"relu", AttrKind::Bool}},
+  e.push_back({"conv2d", {"x", "w"}, {kStride, kPadding, kLayout}, inferConv2d, false, C::Expensive});
+  e.push_back({"conv2d_bias", {"x", "w", "bias"}, {kStride, kPadding, {"relu", AttrKind::Bool}, kLayout},
                inferConv2dBias, false, C::Expensive, false});
-  e.push_back({"max_pool2d", {"x"}, {kK}, inferPool, false, C::Expensive});
-  e.push_back({"avg_pool2d", {"x"}, {kK}, inferPool, false, C::Expensive});
+  e.push_back({"max_pool2d", {"x"}, {kK, kLayout}, inferPool, false, C::Expensive});
+  e.push_back({"avg_pool2d", {"x"}, {kK, kLayout}, inferPool, false, C::Expensive});
   // Draws from the RNG stream, so it is ordered with seed/randn like a side effect.
   e.push_back({"dropout", {"x"}, {{"p", AttrKind::Float}}, inferDropout, false, C::Cheap, true,
                false, true});
@@ -936,13 +958,13 @@ std::vector<Entry> entries() {
   e.push_back({"log_softmax_grad", {"y", "g"}, {kAxis}, inferLike<1>, false, C::Cheap, false});
   e.push_back({"cross_entropy_grad", {"logits", "labels", "g"}, {}, inferLike<0>, false,
                C::Cheap, false});
-  e.push_back({"conv2d_grad_input", {"g", "w"}, {kStride, kPadding, kInputShape},
+  e.push_back({"conv2d_grad_input", {"g", "w"}, {kStride, kPadding, kInputShape, kLayout},
                inferInputShaped, false, C::Expensive, false});
   e.push_back({"conv2d_grad_weight", {"x", "g"},
-               {kStride, kPadding, {"weight_shape", AttrKind::Shape}}, inferWeightShaped, false,
+               {kStride, kPadding, {"weight_shape", AttrKind::Shape}, kLayout}, inferWeightShaped, false,
                C::Expensive, false});
-  e.push_back({"max_pool2d_grad", {"x", "g"}, {kK}, inferLike<0>, false, C::Expensive, false});
-  e.push_back({"avg_pool2d_grad", {"g"}, {kK, kInputShape}, inferInputShaped, false,
+  e.push_back({"max_pool2d_grad", {"x", "g"}, {kK, kLayout}, inferLike<0>, false, C::Expensive, false});
+  e.push_back({"avg_pool2d_grad", {"g"}, {kK, kInputShape, kLayout}, inferInputShaped, false,
                C::Expensive, false});
   e.push_back({"slice_grad", {"g"},
                {kInputShape, {"begin", AttrKind::Ints}, {"end", AttrKind::Ints},

@@ -69,9 +69,11 @@ std::vector<const PassInfo *> pipelineForLevel(unsigned level) {
     add("fuse-elementwise");
     return pipeline;
   }
-  // -O3: a second round, for what the first exposed.
+  // -O3: a second round, for what the first exposed; conv chains move to NHWC where that pays
+  // (simplify then folds the reshapes it leaves at free boundaries).
   add("licm");
   add("cse");
+  add("layout");
   add("simplify");
   add("dce");
   add("fuse-elementwise");

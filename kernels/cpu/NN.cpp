@@ -3,8 +3,9 @@
 // softmax / log_softmax subtract the row maximum before exponentiating (logsumexp), so large
 // logits never overflow; cross_entropy is fused (one pass: row max, log-sum-exp, pick the
 // label) and its gradient is softmax - onehot. conv2d is im2col + one GEMM per chunk of images
-// (their columns side by side), its gradients the transposed GEMMs plus col2im. Pooling windows are k x k with stride k (floor),
-// like PyTorch's defaults. Layout is NCHW, weights OIHW.
+// (their columns side by side), its gradients the transposed GEMMs plus col2im. Pooling windows
+// are k x k with stride k (floor), like PyTorch's defaults. Activations are NCHW, or NHWC under
+// the `layout` attribute (see "convolution" below); weights are OIHW.
 //
 //===----------------------------------------------------------------------===//
 #include "kernels/cpu/CpuKernels.h"
@@ -14,6 +15,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 namespace dlm::rt::cpu {
 namespace {
@@ -215,28 +217,65 @@ void mseKernel(Inputs ins, const Attrs &, Outputs &outs) {
 }
 
 // --- convolution ---------------------------------------------------------------------------
+//
+// Every conv and pool kernel takes a `layout` attribute for its activations (input, output and
+// their gradients): "NCHW" (the default, the language's layout) or "NHWC" (what the optimizer's
+// `layout` pass rewrites conv chains to, compiler/opt/Layout.cpp). Weights are OIHW in both.
+// NHWC makes the im2col matrix one row per output pixel whose entries are contiguous runs of C
+// channels, the GEMM's output already the NHWC result, and a 1x1 stride-1 convolution a plain
+// GEMM on the input itself; the weights are repacked to OHWI (o, i, j, c) per call, which costs
+// O*C*KH*KW copies. The NHWC results equal the NCHW ones up to the order of the GEMM's sums
+// (tests/kernels: a relative 1e-5 in f32); pooling is bitwise the same in both layouts.
+
+/// True for layout "NHWC", false for "NCHW" or no attribute; any other value is an error.
+bool nhwcLayout(const Attrs &attrs, const char *op) {
+  if (!attrs.has("layout")) return false;
+  const std::string &l = attrs.getString("layout");
+  check(l == "NCHW" || l == "NHWC",
+        std::string("'") + op + "': layout must be \"NCHW\" or \"NHWC\", got \"" + l + "\"");
+  return l == "NHWC";
+}
+
+/// An activation shape in `nhwc` layout as NCHW dims, and back.
+Shape toNchw(const Shape &s, bool nhwc) { return nhwc && s.size() == 4 ? Shape{s[0], s[3], s[1], s[2]} : s; }
+Shape fromNchw(const Shape &s, bool nhwc) { return nhwc && s.size() == 4 ? Shape{s[0], s[2], s[3], s[1]} : s; }
 
 struct ConvGeom {
   int64_t n, c, h, w, o, kh, kw, stride, pad, oh, ow;
+  bool nhwc;
   int64_t ckk() const { return c * kh * kw; }
   int64_t ohw() const { return oh * ow; }
+  int64_t imageSize() const { return c * h * w; }
+  /// 1x1, stride 1, no padding: in NHWC the input is its own im2col matrix.
+  bool pointwise() const { return kh == 1 && kw == 1 && stride == 1 && pad == 0; }
+  Shape inShape() const { return fromNchw({n, c, h, w}, nhwc); }
+  Shape outShape() const { return fromNchw({n, o, oh, ow}, nhwc); }
 };
 
-ConvGeom convGeometry(const Shape &x, const Shape &w, const Attrs &attrs, const char *op) {
-  check(x.size() == 4, std::string("'") + op + "': input must be NCHW, got shape " + shapeString(x));
+ConvGeom convGeometry(const Shape &xs, const Shape &w, const Attrs &attrs, const char *op) {
+  bool nhwc = nhwcLayout(attrs, op);
+  const char *layout = nhwc ? "NHWC" : "NCHW";
+  check(xs.size() == 4, std::string("'") + op + "': input must be " + layout + ", got shape " + shapeString(xs));
   check(w.size() == 4, std::string("'") + op + "': weight must be OIHW, got shape " + shapeString(w));
+  Shape x = toNchw(xs, nhwc);
   check(x[1] == w[1], std::string("'") + op + "': input has " + std::to_string(x[1]) +
                           " channels but the weight expects " + std::to_string(w[1]));
   ConvGeom g{x[0], x[1], x[2], x[3], w[0], w[2], w[3], attrs.getInt("stride", 1),
-             attrs.getInt("padding", 0), 0, 0};
+             attrs.getInt("padding", 0), 0, 0, nhwc};
   check(g.stride > 0 && g.pad >= 0, std::string("'") + op +
                                         "': stride must be positive and padding non-negative");
   int64_t hp = g.h + 2 * g.pad, wp = g.w + 2 * g.pad;
   check(hp >= g.kh && wp >= g.kw, std::string("'") + op + "': kernel " + shapeString(w) +
-                                      " is larger than the padded input " + shapeString(x));
+                                      " is larger than the padded input " + shapeString(xs));
   g.oh = (hp - g.kh) / g.stride + 1;
   g.ow = (wp - g.kw) / g.stride + 1;
   return g;
+}
+
+/// Checks that a conv gradient's `g` has the forward output's shape.
+void checkOutputGradient(const ConvGeom &g, const Tensor &gin, const char *op) {
+  check(gin.shape() == g.outShape(), std::string("'") + op + "': gradient " + gin.typeString() +
+                                         " does not match the output shape " + shapeString(g.outShape()));
 }
 
 /// The output columns ox whose input column ox*s - p + j lies inside [0, w): [lo, hi).
@@ -285,6 +324,43 @@ template <typename T> void col2im(const ConvGeom &g, const T *col, int64_t ld, T
       }
 }
 
+/// NHWC im2col of one image: col[oy*ow + ox][(i*kw + j)*c + ch] = x[oy*s - p + i][ox*s - p + j][ch]
+/// (0 outside). With Add, the adjoint: adds every entry back to its input pixel instead.
+template <bool Add, typename T> void im2colNhwc(const ConvGeom &g, std::conditional_t<Add, T, const T> *x,
+                                                std::conditional_t<Add, const T, T> *col) {
+  for (int64_t oy = 0; oy < g.oh; ++oy)
+    for (int64_t ox = 0; ox < g.ow; ++ox)
+      for (int64_t i = 0; i < g.kh; ++i)
+        for (int64_t j = 0; j < g.kw; ++j) {
+          auto *entry = col + ((oy * g.ow + ox) * g.kh * g.kw + i * g.kw + j) * g.c;
+          int64_t y = oy * g.stride - g.pad + i, xx = ox * g.stride - g.pad + j;
+          bool inside = y >= 0 && y < g.h && xx >= 0 && xx < g.w;
+          auto *pixel = x + (y * g.w + xx) * g.c;
+          if constexpr (Add) {
+            if (inside)
+              for (int64_t ch = 0; ch < g.c; ++ch) pixel[ch] += entry[ch];
+          } else if (inside) {
+            std::copy(pixel, pixel + g.c, entry);
+          } else {
+            std::fill(entry, entry + g.c, T(0));
+          }
+        }
+}
+
+/// OIHW weights repacked to OHWI, the NHWC im2col's column order; Unpack goes back.
+template <bool Unpack, typename T> void repackOhwi(const ConvGeom &g, const T *src, T *dst) {
+  for (int64_t f = 0; f < g.o; ++f)
+    for (int64_t ch = 0; ch < g.c; ++ch)
+      for (int64_t i = 0; i < g.kh; ++i)
+        for (int64_t j = 0; j < g.kw; ++j) {
+          int64_t oihw = ((f * g.c + ch) * g.kh + i) * g.kw + j, ohwi = ((f * g.kh + i) * g.kw + j) * g.c + ch;
+          if (Unpack)
+            dst[oihw] = src[ohwi];
+          else
+            dst[ohwi] = src[oihw];
+        }
+}
+
 DType convDType(const Tensor &a, const Tensor &b) {
   return floatResultType(promoteTypes(a.dtype(), b.dtype()), false);
 }
@@ -307,32 +383,63 @@ template <typename T> void rowsToImages(const T *src, T *dst, int64_t nb, int64_
     for (int64_t f = 0; f < o; ++f) std::copy(src + (f * nb + b) * ohw, src + (f * nb + b + 1) * ohw, dst + (b * o + f) * ohw);
 }
 
-/// conv2d: per chunk of images, im2col side by side, one GEMM [o, ckk] x [ckk, nb * ohw].
+/// Calls f(b0, nb) for each chunk of images [b0, b0 + nb).
+template <typename F> void forEachChunk(const ConvGeom &g, int64_t chunk, F f) {
+  for (int64_t b0 = 0; b0 < g.n; b0 += chunk) f(b0, std::min(chunk, g.n - b0));
+}
+
+/// NCHW: per chunk of images, im2col side by side, one GEMM [o, ckk] x [ckk, nb * ohw].
+template <typename T> void conv2dNchw(const ConvGeom &g, const T *x, const T *w, T *out) {
+  int64_t chunk = imagesPerChunk(g);
+  std::vector<T> col(g.ckk() * chunk * g.ohw()), rows(g.o * chunk * g.ohw());
+  forEachChunk(g, chunk, [&](int64_t b0, int64_t nb) {
+    int64_t ld = nb * g.ohw();
+    for (int64_t b = 0; b < nb; ++b) im2col(g, x + (b0 + b) * g.imageSize(), col.data() + b * g.ohw(), ld);
+    gemm(false, false, g.o, ld, g.ckk(), w, g.ckk(), col.data(), ld, T(0), rows.data(), ld);
+    rowsToImages(rows.data(), out + b0 * g.o * g.ohw(), nb, g.o, g.ohw());
+  });
+}
+
+/// NHWC: per chunk of images, one GEMM [nb * ohw, ckk] x [ckk, o] straight into the output; a
+/// pointwise convolution is one GEMM on the input.
+template <typename T> void conv2dNhwc(const ConvGeom &g, const T *x, const T *w, T *out) {
+  std::vector<T> wp(g.o * g.ckk());
+  repackOhwi<false>(g, w, wp.data());
+  if (g.pointwise()) {
+    gemm(false, true, g.n * g.ohw(), g.o, g.c, x, g.c, wp.data(), g.c, T(0), out, g.o);
+    return;
+  }
+  int64_t chunk = imagesPerChunk(g);
+  std::vector<T> col(g.ckk() * chunk * g.ohw());
+  forEachChunk(g, chunk, [&](int64_t b0, int64_t nb) {
+    for (int64_t b = 0; b < nb; ++b)
+      im2colNhwc<false, T>(g, x + (b0 + b) * g.imageSize(), col.data() + b * g.ohw() * g.ckk());
+    gemm(false, true, nb * g.ohw(), g.o, g.ckk(), col.data(), g.ckk(), wp.data(), g.ckk(), T(0),
+         out + b0 * g.ohw() * g.o, g.o);
+  });
+}
+
+/// conv2d(x, w){stride, padding, layout}.
 void conv2dKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   expectArity(ins, 2, "conv2d");
   const Tensor &xin = tensorArg(ins, 0, "conv2d"), &win = tensorArg(ins, 1, "conv2d");
   ConvGeom g = convGeometry(xin.shape(), win.shape(), attrs, "conv2d");
   DType dt = convDType(xin, win);
   Tensor x = xin.to(dt), w = win.to(dt);
-  Tensor out = Tensor::empty(dt, {g.n, g.o, g.oh, g.ow});
+  Tensor out = Tensor::empty(dt, g.outShape());
   dispatchDType(dt, [&]<typename T>() {
     if constexpr (std::is_floating_point_v<T>) {
-      int64_t chunk = imagesPerChunk(g);
-      std::vector<T> col(g.ckk() * chunk * g.ohw()), rows(g.o * chunk * g.ohw());
-      for (int64_t b0 = 0; b0 < g.n; b0 += chunk) {
-        int64_t nb = std::min(chunk, g.n - b0), ld = nb * g.ohw();
-        for (int64_t b = 0; b < nb; ++b)
-          im2col(g, x.data<T>() + (b0 + b) * g.c * g.h * g.w, col.data() + b * g.ohw(), ld);
-        gemm(false, false, g.o, ld, g.ckk(), w.data<T>(), g.ckk(), col.data(), ld, T(0), rows.data(), ld);
-        rowsToImages(rows.data(), out.data<T>() + b0 * g.o * g.ohw(), nb, g.o, g.ohw());
-      }
+      if (g.nhwc)
+        conv2dNhwc(g, x.data<T>(), w.data<T>(), out.data<T>());
+      else
+        conv2dNchw(g, x.data<T>(), w.data<T>(), out.data<T>());
     }
   });
   outs.emplace_back(out);
 }
 
-/// conv2d_bias(x, w, bias){stride, padding, relu}: relu?(conv2d(x, w) + bias), the optimizer's
-/// rewrite of that subgraph (compiler/opt/LibraryFusion.cpp): the convolution, then
+/// conv2d_bias(x, w, bias){stride, padding, relu, layout}: relu?(conv2d(x, w) + bias), the
+/// optimizer's rewrite of that subgraph (compiler/opt/LibraryFusion.cpp): the convolution, then
 /// addBiasInPlace on its output.
 void conv2dBiasKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   expectArity(ins, 3, "conv2d_bias");
@@ -343,57 +450,103 @@ void conv2dBiasKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   outs.emplace_back(std::move(out));
 }
 
-/// conv2d_grad_input(g, w){stride, padding, input_shape}: col = w^T g per chunk, then col2im.
+/// NCHW: col = w^T g per chunk, then col2im.
+template <typename T> void conv2dGradInputNchw(const ConvGeom &g, const T *gr, const T *w, T *dx) {
+  int64_t chunk = imagesPerChunk(g);
+  std::vector<T> col(g.ckk() * chunk * g.ohw()), rows(g.o * chunk * g.ohw());
+  forEachChunk(g, chunk, [&](int64_t b0, int64_t nb) {
+    int64_t ld = nb * g.ohw();
+    imagesToRows(gr + b0 * g.o * g.ohw(), rows.data(), nb, g.o, g.ohw());
+    gemm(true, false, g.ckk(), ld, g.o, w, g.ckk(), rows.data(), ld, T(0), col.data(), ld);
+    for (int64_t b = 0; b < nb; ++b) col2im(g, col.data() + b * g.ohw(), ld, dx + (b0 + b) * g.imageSize());
+  });
+}
+
+/// NHWC: col = g w_ohwi per chunk, then the adjoint im2col; pointwise, dx = g w directly.
+template <typename T> void conv2dGradInputNhwc(const ConvGeom &g, const T *gr, const T *w, T *dx) {
+  std::vector<T> wp(g.o * g.ckk());
+  repackOhwi<false>(g, w, wp.data());
+  if (g.pointwise()) {
+    gemm(false, false, g.n * g.ohw(), g.c, g.o, gr, g.o, wp.data(), g.c, T(0), dx, g.c);
+    return;
+  }
+  int64_t chunk = imagesPerChunk(g);
+  std::vector<T> col(g.ckk() * chunk * g.ohw());
+  forEachChunk(g, chunk, [&](int64_t b0, int64_t nb) {
+    gemm(false, false, nb * g.ohw(), g.ckk(), g.o, gr + b0 * g.ohw() * g.o, g.o, wp.data(), g.ckk(), T(0),
+         col.data(), g.ckk());
+    for (int64_t b = 0; b < nb; ++b)
+      im2colNhwc<true, T>(g, dx + (b0 + b) * g.imageSize(), col.data() + b * g.ohw() * g.ckk());
+  });
+}
+
+/// conv2d_grad_input(g, w){stride, padding, input_shape, layout}.
 void conv2dGradInputKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   expectArity(ins, 2, "conv2d_grad_input", true);
   const Tensor &gin = tensorArg(ins, 0, "conv2d_grad_input"), &win = tensorArg(ins, 1, "conv2d_grad_input");
   ConvGeom g = convGeometry(shapeFromAttrOrInputs(attrs, "input_shape", ins, 2), win.shape(), attrs,
                             "conv2d_grad_input");
-  check(gin.shape() == Shape({g.n, g.o, g.oh, g.ow}),
-        "'conv2d_grad_input': gradient " + gin.typeString() + " does not match the output shape " +
-            shapeString({g.n, g.o, g.oh, g.ow}));
+  checkOutputGradient(g, gin, "conv2d_grad_input");
   DType dt = convDType(gin, win);
   Tensor gr = gin.to(dt), w = win.to(dt);
-  Tensor dx = Tensor::zeros(dt, {g.n, g.c, g.h, g.w});
+  Tensor dx = Tensor::zeros(dt, g.inShape());
   dispatchDType(dt, [&]<typename T>() {
     if constexpr (std::is_floating_point_v<T>) {
-      int64_t chunk = imagesPerChunk(g);
-      std::vector<T> col(g.ckk() * chunk * g.ohw()), rows(g.o * chunk * g.ohw());
-      for (int64_t b0 = 0; b0 < g.n; b0 += chunk) {
-        int64_t nb = std::min(chunk, g.n - b0), ld = nb * g.ohw();
-        imagesToRows(gr.data<T>() + b0 * g.o * g.ohw(), rows.data(), nb, g.o, g.ohw());
-        gemm(true, false, g.ckk(), ld, g.o, w.data<T>(), g.ckk(), rows.data(), ld, T(0), col.data(), ld);
-        for (int64_t b = 0; b < nb; ++b)
-          col2im(g, col.data() + b * g.ohw(), ld, dx.data<T>() + (b0 + b) * g.c * g.h * g.w);
-      }
+      if (g.nhwc)
+        conv2dGradInputNhwc(g, gr.data<T>(), w.data<T>(), dx.data<T>());
+      else
+        conv2dGradInputNchw(g, gr.data<T>(), w.data<T>(), dx.data<T>());
     }
   });
   outs.emplace_back(dx);
 }
 
-/// conv2d_grad_weight(x, g){stride, padding, weight_shape}: dW = sum over chunks of g col^T.
+/// NCHW: dW = sum over chunks of g col^T.
+template <typename T> void conv2dGradWeightNchw(const ConvGeom &g, const T *x, const T *gr, T *dw) {
+  int64_t chunk = imagesPerChunk(g);
+  std::vector<T> col(g.ckk() * chunk * g.ohw()), rows(g.o * chunk * g.ohw());
+  forEachChunk(g, chunk, [&](int64_t b0, int64_t nb) {
+    int64_t ld = nb * g.ohw();
+    for (int64_t b = 0; b < nb; ++b) im2col(g, x + (b0 + b) * g.imageSize(), col.data() + b * g.ohw(), ld);
+    imagesToRows(gr + b0 * g.o * g.ohw(), rows.data(), nb, g.o, g.ohw());
+    gemm(false, true, g.o, g.ckk(), ld, rows.data(), ld, col.data(), ld, T(1), dw, g.ckk());
+  });
+}
+
+/// NHWC: dW_ohwi = sum over chunks of g^T col (pointwise: g^T x), then back to OIHW.
+template <typename T> void conv2dGradWeightNhwc(const ConvGeom &g, const T *x, const T *gr, T *dw) {
+  std::vector<T> dwp(g.o * g.ckk(), T(0));
+  if (g.pointwise()) {
+    gemm(true, false, g.o, g.c, g.n * g.ohw(), gr, g.o, x, g.c, T(0), dwp.data(), g.c);
+  } else {
+    int64_t chunk = imagesPerChunk(g);
+    std::vector<T> col(g.ckk() * chunk * g.ohw());
+    forEachChunk(g, chunk, [&](int64_t b0, int64_t nb) {
+      for (int64_t b = 0; b < nb; ++b)
+        im2colNhwc<false, T>(g, x + (b0 + b) * g.imageSize(), col.data() + b * g.ohw() * g.ckk());
+      gemm(true, false, g.o, g.ckk(), nb * g.ohw(), gr + b0 * g.ohw() * g.o, g.o, col.data(), g.ckk(), T(1),
+           dwp.data(), g.ckk());
+    });
+  }
+  repackOhwi<true>(g, dwp.data(), dw);
+}
+
+/// conv2d_grad_weight(x, g){stride, padding, weight_shape, layout}.
 void conv2dGradWeightKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   expectArity(ins, 2, "conv2d_grad_weight", true);
   const Tensor &xin = tensorArg(ins, 0, "conv2d_grad_weight"), &gin = tensorArg(ins, 1, "conv2d_grad_weight");
   ConvGeom g = convGeometry(xin.shape(), shapeFromAttrOrInputs(attrs, "weight_shape", ins, 2), attrs,
                             "conv2d_grad_weight");
-  check(gin.shape() == Shape({g.n, g.o, g.oh, g.ow}),
-        "'conv2d_grad_weight': gradient " + gin.typeString() + " does not match the output shape " +
-            shapeString({g.n, g.o, g.oh, g.ow}));
+  checkOutputGradient(g, gin, "conv2d_grad_weight");
   DType dt = convDType(xin, gin);
   Tensor x = xin.to(dt), gr = gin.to(dt);
   Tensor dw = Tensor::zeros(dt, {g.o, g.c, g.kh, g.kw});
   dispatchDType(dt, [&]<typename T>() {
     if constexpr (std::is_floating_point_v<T>) {
-      int64_t chunk = imagesPerChunk(g);
-      std::vector<T> col(g.ckk() * chunk * g.ohw()), rows(g.o * chunk * g.ohw());
-      for (int64_t b0 = 0; b0 < g.n; b0 += chunk) {
-        int64_t nb = std::min(chunk, g.n - b0), ld = nb * g.ohw();
-        for (int64_t b = 0; b < nb; ++b)
-          im2col(g, x.data<T>() + (b0 + b) * g.c * g.h * g.w, col.data() + b * g.ohw(), ld);
-        imagesToRows(gr.data<T>() + b0 * g.o * g.ohw(), rows.data(), nb, g.o, g.ohw());
-        gemm(false, true, g.o, g.ckk(), ld, rows.data(), ld, col.data(), ld, T(1), dw.data<T>(), g.ckk());
-      }
+      if (g.nhwc)
+        conv2dGradWeightNhwc(g, x.data<T>(), gr.data<T>(), dw.data<T>());
+      else
+        conv2dGradWeightNchw(g, x.data<T>(), gr.data<T>(), dw.data<T>());
     }
   });
   outs.emplace_back(dw);
@@ -401,25 +554,51 @@ void conv2dGradWeightKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
 
 // --- pooling -------------------------------------------------------------------------------
 
+/// k x k windows with stride k; `ys`/`xs` step one row/column inside a window in either layout.
 struct PoolGeom {
-  int64_t planes, h, w, k, oh, ow;
+  int64_t n, c, h, w, k, oh, ow;
+  bool nhwc;
+  int64_t ys() const { return nhwc ? w * c : w; }
+  int64_t xs() const { return nhwc ? c : 1; }
+  Shape inShape() const { return fromNchw({n, c, h, w}, nhwc); }
+  Shape outShape() const { return fromNchw({n, c, oh, ow}, nhwc); }
 };
 
-PoolGeom poolGeometry(const Shape &x, const Attrs &attrs, const char *op) {
-  check(x.size() == 4, std::string("'") + op + "': input must be NCHW, got shape " + shapeString(x));
+PoolGeom poolGeometry(const Shape &xs, const Attrs &attrs, const char *op) {
+  bool nhwc = nhwcLayout(attrs, op);
+  check(xs.size() == 4, std::string("'") + op + "': input must be " + (nhwc ? "NHWC" : "NCHW") +
+                            ", got shape " + shapeString(xs));
   int64_t k = attrs.getInt("k");
   check(k > 0, std::string("'") + op + "': window must be positive, got " + std::to_string(k));
-  return {x[0] * x[1], x[2], x[3], k, x[2] / k, x[3] / k};
+  Shape x = toNchw(xs, nhwc);
+  return {x[0], x[1], x[2], x[3], k, x[2] / k, x[3] / k, nhwc};
 }
 
-/// Index (within the plane) of the first maximum of window (oy, ox); NaN wins.
-template <typename T> int64_t windowArgmax(const PoolGeom &g, const T *plane, int64_t oy, int64_t ox) {
-  int64_t best = (oy * g.k) * g.w + ox * g.k;
+/// Calls f(first input index of the window, output index) for every window, in memory order.
+template <typename F> void forEachWindow(const PoolGeom &g, F f) {
+  for (int64_t b = 0; b < g.n; ++b) {
+    if (g.nhwc) {
+      for (int64_t oy = 0; oy < g.oh; ++oy)
+        for (int64_t ox = 0; ox < g.ow; ++ox)
+          for (int64_t ch = 0; ch < g.c; ++ch)
+            f(((b * g.h + oy * g.k) * g.w + ox * g.k) * g.c + ch, ((b * g.oh + oy) * g.ow + ox) * g.c + ch);
+      continue;
+    }
+    for (int64_t ch = 0; ch < g.c; ++ch)
+      for (int64_t oy = 0; oy < g.oh; ++oy)
+        for (int64_t ox = 0; ox < g.ow; ++ox)
+          f(((b * g.c + ch) * g.h + oy * g.k) * g.w + ox * g.k, ((b * g.c + ch) * g.oh + oy) * g.ow + ox);
+  }
+}
+
+/// Index of the first maximum of the window starting at `at`; NaN wins.
+template <typename T> int64_t windowArgmax(const PoolGeom &g, const T *x, int64_t at) {
+  int64_t best = at;
   for (int64_t i = 0; i < g.k; ++i)
     for (int64_t j = 0; j < g.k; ++j) {
-      int64_t at = (oy * g.k + i) * g.w + ox * g.k + j;
-      if (std::isnan(plane[best])) return best;
-      if (plane[at] > plane[best] || std::isnan(plane[at])) best = at;
+      int64_t here = at + i * g.ys() + j * g.xs();
+      if (std::isnan(x[best])) return best;
+      if (x[here] > x[best] || std::isnan(x[here])) best = here;
     }
   return best;
 }
@@ -431,81 +610,73 @@ template <bool Max> void poolKernel(Inputs ins, const Attrs &attrs, Outputs &out
   PoolGeom g = poolGeometry(xin.shape(), attrs, op);
   DType dt = floatResultType(xin.dtype(), false);
   Tensor x = xin.to(dt);
-  Tensor out = Tensor::empty(dt, {xin.dim(0), xin.dim(1), g.oh, g.ow});
+  Tensor out = Tensor::empty(dt, g.outShape());
   dispatchDType(dt, [&]<typename T>() {
     if constexpr (std::is_floating_point_v<T>) {
-      for (int64_t p = 0; p < g.planes; ++p) {
-        const T *plane = x.data<T>() + p * g.h * g.w;
-        T *o = out.data<T>() + p * g.oh * g.ow;
-        for (int64_t oy = 0; oy < g.oh; ++oy)
-          for (int64_t ox = 0; ox < g.ow; ++ox) {
-            if (Max) {
-              o[oy * g.ow + ox] = plane[windowArgmax(g, plane, oy, ox)];
-              continue;
-            }
-            double s = 0;
-            for (int64_t i = 0; i < g.k; ++i)
-              for (int64_t j = 0; j < g.k; ++j) s += plane[(oy * g.k + i) * g.w + ox * g.k + j];
-            o[oy * g.ow + ox] = (T)(s / (double)(g.k * g.k));
-          }
-      }
+      const T *px = x.data<T>();
+      T *po = out.data<T>();
+      forEachWindow(g, [&](int64_t at, int64_t o) {
+        if (Max) {
+          po[o] = px[windowArgmax(g, px, at)];
+          return;
+        }
+        double s = 0;
+        for (int64_t i = 0; i < g.k; ++i)
+          for (int64_t j = 0; j < g.k; ++j) s += px[at + i * g.ys() + j * g.xs()];
+        po[o] = (T)(s / (double)(g.k * g.k));
+      });
     }
   });
   outs.emplace_back(out);
 }
 
-/// max_pool2d_grad(x, g){k}: each window's gradient goes to its (first) maximum.
+void checkPooledGradient(const PoolGeom &g, const Tensor &gin, const char *op) {
+  check(gin.shape() == g.outShape(),
+        std::string("'") + op + "': gradient " + gin.typeString() + " does not match the pooled shape");
+}
+
+/// max_pool2d_grad(x, g){k, layout}: each window's gradient goes to its (first) maximum.
 void maxPoolGradKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   expectArity(ins, 2, "max_pool2d_grad");
   const Tensor &xin = tensorArg(ins, 0, "max_pool2d_grad"), &gin = tensorArg(ins, 1, "max_pool2d_grad");
   PoolGeom g = poolGeometry(xin.shape(), attrs, "max_pool2d_grad");
-  check(gin.shape() == Shape({xin.dim(0), xin.dim(1), g.oh, g.ow}),
-        "'max_pool2d_grad': gradient " + gin.typeString() + " does not match the pooled shape");
+  checkPooledGradient(g, gin, "max_pool2d_grad");
   DType dt = floatResultType(promoteTypes(xin.dtype(), gin.dtype()), false);
   Tensor x = xin.to(dt), gr = gin.to(dt);
   Tensor dx = Tensor::zeros(dt, xin.shape());
   dispatchDType(dt, [&]<typename T>() {
     if constexpr (std::is_floating_point_v<T>) {
-      for (int64_t p = 0; p < g.planes; ++p) {
-        const T *plane = x.data<T>() + p * g.h * g.w;
-        const T *gp = gr.data<T>() + p * g.oh * g.ow;
-        T *d = dx.data<T>() + p * g.h * g.w;
-        for (int64_t oy = 0; oy < g.oh; ++oy)
-          for (int64_t ox = 0; ox < g.ow; ++ox) d[windowArgmax(g, plane, oy, ox)] += gp[oy * g.ow + ox];
-      }
+      const T *px = x.data<T>(), *pg = gr.data<T>();
+      T *d = dx.data<T>();
+      forEachWindow(g, [&](int64_t at, int64_t o) { d[windowArgmax(g, px, at)] += pg[o]; });
     }
   });
   outs.emplace_back(dx);
 }
 
-/// avg_pool2d_grad(g){k, input_shape}: each window's gradient spread evenly (/k^2).
+/// avg_pool2d_grad(g){k, input_shape, layout}: each window's gradient spread evenly (/k^2).
 void avgPoolGradKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   expectArity(ins, 1, "avg_pool2d_grad", true);
   const Tensor &gin = tensorArg(ins, 0, "avg_pool2d_grad");
   Shape inShape = shapeFromAttrOrInputs(attrs, "input_shape", ins, 1);
   PoolGeom g = poolGeometry(inShape, attrs, "avg_pool2d_grad");
-  check(gin.shape() == Shape({inShape[0], inShape[1], g.oh, g.ow}),
-        "'avg_pool2d_grad': gradient " + gin.typeString() + " does not match the pooled shape");
+  checkPooledGradient(g, gin, "avg_pool2d_grad");
   DType dt = floatResultType(gin.dtype(), false);
   Tensor gr = gin.to(dt);
   Tensor dx = Tensor::zeros(dt, inShape);
   dispatchDType(dt, [&]<typename T>() {
     if constexpr (std::is_floating_point_v<T>) {
       T inv = T(1) / T(g.k * g.k);
-      for (int64_t p = 0; p < g.planes; ++p) {
-        const T *gp = gr.data<T>() + p * g.oh * g.ow;
-        T *d = dx.data<T>() + p * g.h * g.w;
-        for (int64_t oy = 0; oy < g.oh; ++oy)
-          for (int64_t ox = 0; ox < g.ow; ++ox)
-            for (int64_t i = 0; i < g.k; ++i)
-              for (int64_t j = 0; j < g.k; ++j)
-                d[(oy * g.k + i) * g.w + ox * g.k + j] = gp[oy * g.ow + ox] * inv;
-      }
+      const T *pg = gr.data<T>();
+      T *d = dx.data<T>();
+      forEachWindow(g, [&](int64_t at, int64_t o) {
+        for (int64_t i = 0; i < g.k; ++i)
+          for (int64_t j = 0; j < g.k; ++j) d[at + i * g.ys() + j * g.xs()] = pg[o] * inv;
+      });
     }
   });
   outs.emplace_back(dx);
 }
-
 } // namespace
 
 void registerNNKernels() {

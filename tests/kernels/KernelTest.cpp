@@ -740,6 +740,89 @@ TEST(NN, PoolingForwardAndGradients) {
            [&](const Tensor &c) { return run("avg_pool2d_grad", {c}, ka); }, "avg_pool2d_grad");
 }
 
+/// NCHW <-> NHWC copies, for the layout tests.
+Tensor nhwcOf(const Tensor &t) { return t.transpose({0, 2, 3, 1}).contiguous(); }
+double atNchw(const Tensor &nchw, const Shape &nhwcIndex) {
+  return nchw.getF64({nhwcIndex[0], nhwcIndex[3], nhwcIndex[1], nhwcIndex[2]});
+}
+
+// The NHWC kernels (what compiler/opt/Layout.cpp rewrites conv chains to) against the NCHW
+// ones on the same numbers: convolutions and their gradients agree up to the order of the GEMM's
+// sums (the documented tolerance: tolFor(dt) * 20 relative), pooling bit for bit (ties and NaN
+// included: both scan a window in the same order).
+TEST(NN, NhwcLayoutMatchesNchw) {
+  struct Case {
+    Shape x, w;
+    int64_t s, p;
+  };
+  const Case cases[] = {{{2, 3, 7, 6}, {4, 3, 3, 2}, 1, 0},  {{2, 3, 7, 6}, {4, 3, 3, 3}, 2, 1},
+                        {{3, 16, 5, 5}, {24, 16, 1, 1}, 1, 0}, // pointwise: one GEMM, no im2col
+                        {{2, 8, 6, 6}, {4, 8, 1, 1}, 2, 0},    // 1x1 but strided: im2col
+                        {{5, 2, 30, 30}, {3, 2, 3, 3}, 1, 1}}; // several chunks of images
+  for (DType dt : {DType::F32, DType::F64})
+    for (const Case &c : cases) {
+      std::string what = shapeString(c.x) + " * " + shapeString(c.w) + " " + std::string(dtypeName(dt));
+      Tensor x = randomTensor(dt, c.x), w = randomTensor(dt, c.w);
+      Attrs a{{"stride", c.s}, {"padding", c.p}}, an = a;
+      an.set("layout", std::string("NHWC"));
+      Tensor want = run("conv2d", {x, w}, a), got = run("conv2d", {nhwcOf(x), w}, an);
+      expectClose(got, nhwcOf(want).shape(), [&](const Shape &i) { return atNchw(want, i); }, tolFor(dt) * 20,
+                  "conv2d NHWC " + what);
+      Tensor bias = randomTensor(dt, {1, c.w[0], 1, 1});
+      Attrs ab = a, abn = an;
+      ab.set("relu", true);
+      abn.set("relu", true);
+      Tensor wantB = run("conv2d_bias", {x, w, bias}, ab);
+      Tensor gotB = run("conv2d_bias", {nhwcOf(x), w, nhwcOf(bias)}, abn);
+      expectClose(gotB, nhwcOf(wantB).shape(), [&](const Shape &i) { return atNchw(wantB, i); },
+                  tolFor(dt) * 20, "conv2d_bias NHWC " + what);
+
+      Tensor g = randomTensor(dt, want.shape());
+      Attrs ai = a, ain = an, aw = a, awn = an;
+      ai.set("input_shape", x.shape());
+      ain.set("input_shape", nhwcOf(x).shape());
+      aw.set("weight_shape", w.shape());
+      awn.set("weight_shape", w.shape());
+      Tensor dx = run("conv2d_grad_input", {g, w}, ai), dxn = run("conv2d_grad_input", {nhwcOf(g), w}, ain);
+      expectClose(dxn, nhwcOf(dx).shape(), [&](const Shape &i) { return atNchw(dx, i); }, tolFor(dt) * 20,
+                  "conv2d_grad_input NHWC " + what);
+      Tensor dw = run("conv2d_grad_weight", {x, g}, aw), dwn = run("conv2d_grad_weight", {nhwcOf(x), nhwcOf(g)}, awn);
+      expectClose(dwn, dw.shape(), [&](const Shape &i) { return dw.getF64(i); }, tolFor(dt) * 50,
+                  "conv2d_grad_weight NHWC " + what);
+    }
+
+  // Pooling: rounded values make ties, one NaN tests that NaN wins in both layouts.
+  Tensor x = randomTensor(DType::F32, {2, 3, 7, 6}, -3, 3);
+  for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = std::floor(x.data<float>()[i]);
+  x.data<float>()[17] = NAN;
+  for (const char *op : {"max_pool2d", "avg_pool2d"}) {
+    Attrs k{{"k", int64_t(2)}}, kn = k;
+    kn.set("layout", std::string("NHWC"));
+    Tensor want = run(op, {x}, k), got = run(op, {nhwcOf(x)}, kn);
+    expectClose(got, nhwcOf(want).shape(), [&](const Shape &i) { return atNchw(want, i); }, 0, op);
+    Tensor g = randomTensor(DType::F32, want.shape());
+    Tensor dx, dxn;
+    if (std::string(op) == "max_pool2d") {
+      dx = run("max_pool2d_grad", {x, g}, k);
+      dxn = run("max_pool2d_grad", {nhwcOf(x), nhwcOf(g)}, kn);
+    } else {
+      k.set("input_shape", x.shape());
+      kn.set("input_shape", nhwcOf(x).shape());
+      dx = run("avg_pool2d_grad", {g}, k);
+      dxn = run("avg_pool2d_grad", {nhwcOf(g)}, kn);
+    }
+    expectClose(dxn, nhwcOf(dx).shape(), [&](const Shape &i) { return atNchw(dx, i); }, 0,
+                std::string(op) + " gradient");
+  }
+
+  std::vector<Value> outs;
+  Status s = callKernel("max_pool2d", {Value(x)}, Attrs{{"k", int64_t(2)}, {"layout", std::string("NWHC")}}, outs);
+  EXPECT_EQ(s.message(), "'max_pool2d': layout must be \"NCHW\" or \"NHWC\", got \"NWHC\"");
+  s = callKernel("conv2d", {Value(Tensor::zeros(DType::F32, {1, 5, 5, 2})), Value(Tensor::zeros(DType::F32, {3, 4, 3, 3}))},
+                 Attrs{{"layout", std::string("NHWC")}}, outs);
+  EXPECT_EQ(s.message(), "'conv2d': input has 2 channels but the weight expects 4");
+}
+
 TEST(NN, DropoutIsSeededAndScaled) {
   seed(7);
   Tensor x = Tensor::fromVector<float>(DType::F32, std::vector<float>(10000, 1.0f));
