@@ -12,7 +12,11 @@
 //      place in it. A frame spans from its first to its last node in the schedule.
 //   2. Sizes: a tensor result with static dims takes numel * dtype size bytes; one with run-time
 //      dims is counted under "unknown-size" and left out. Control-flow primitives and Identity
-//      forward their input's buffer and take none.
+//      forward their input's buffer and take none; so do stack_push, stack_pop and stack_top
+//      for their stack (operand 0: pushes grow the stack's buffer in place, tops are views).
+//      An autodiff stack (StackWeb.h) whose pushes run a known number of times (`tripCount`
+//      of each loop between the push and the stack_new) takes, at its stack_new, the bytes of
+//      all its entries: the stack at its fullest, when the forward loop ends.
 //   3. Liveness: a value lives from its producer to its last reader. Going backwards through the
 //      schedule, a forwarding node's lifetime extends its inputs' (a loop-invariant Enter keeps
 //      its input alive for the whole frame), and a value read by NextIteration lives to the end
@@ -30,6 +34,7 @@
 
 #include "compiler/opt/GraphUtil.h"
 #include "compiler/opt/Pass.h"
+#include "compiler/opt/StackWeb.h"
 
 #include "compiler/ir/OpRegistry.h"
 
@@ -42,17 +47,77 @@ using namespace graph;
 
 namespace {
 
-/// Nodes whose outputs are their input's buffer, not a new one.
-bool forwardsBuffer(const Node &n) { return isControlFlow(n) || n.op == "Identity"; }
-
 int64_t bytesOf(const Type &t) {
   std::optional<int64_t> n = t.isTensor() ? t.staticNumElements() : std::nullopt;
   return n ? *n * static_cast<int64_t>(dtypeSize(t.dtype())) : -1;
 }
 
+bool isStackAccess(const Node &n) {
+  return n.op == "stack_push" || n.op == "stack_pop" || n.op == "stack_top";
+}
+
+/// Nodes whose outputs are their input's buffer, not a new one.
+bool forwardsBuffer(const Node &n) {
+  return isControlFlow(n) || n.op == "Identity" || isStackAccess(n);
+}
+
+/// Whether `n`'s result shares operand `operand`'s buffer: a stack access's only stack operand.
+bool forwardsOperand(const Node &n, size_t operand) {
+  return forwardsBuffer(n) && (!isStackAccess(n) || operand == 0);
+}
+
+/// The integer a scalar constant `v` holds, seen through Identity and constant Enters (and any
+/// Enter when `anyEnter`: a loop variable's initial value).
+std::optional<int64_t> intConstant(const Graph &g, ValueRef v, bool anyEnter = false) {
+  for (;;) {
+    const Node &n = g.node(v.node);
+    bool constantEnter = n.op == "Enter" && (anyEnter || (n.attrAs<bool>("is_constant") && *n.attrAs<bool>("is_constant")));
+    if (n.op == "Identity" || constantEnter) {
+      v = n.inputs[0];
+      continue;
+    }
+    std::optional<double> d = scalarConstant(n);
+    if (!d || !n.results[0].isTensor() || isFloat(n.results[0].dtype()))
+      return std::nullopt;
+    return static_cast<int64_t>(*d);
+  }
+}
+
+/// Bytes of every entry of each stack whose pushes can be counted, by stack_new.
+std::map<NodeId, int64_t> sizeStacks(const Graph &g) {
+  std::map<NodeId, int64_t> sizes;
+  std::vector<std::vector<Use>> uses = g.dataUses();
+  std::vector<std::vector<NodeId>> controlUses = g.controlUses();
+  for (const Node &n : g.nodes()) {
+    if (n.op != "stack_new")
+      continue;
+    StackWeb web = collectStackWeb(g, n.id, uses, controlUses);
+    if (web.escapes || web.pushes.empty())
+      continue;
+    int64_t total = 0;
+    for (NodeId p : web.pushes) {
+      int64_t entry = bytesOf(g.typeOf(g.node(p).inputs[1]));
+      for (FrameId f = g.node(p).frame; entry >= 0 && f != n.frame; f = g.frame(f).parent) {
+        std::optional<int64_t> trips = f == kRootFrame ? std::nullopt : tripCount(g, f);
+        entry = trips ? entry * *trips : -1;
+      }
+      if (entry < 0) {
+        total = -1;
+        break;
+      }
+      total += entry;
+    }
+    if (total >= 0)
+      sizes[n.id] = total;
+  }
+  return sizes;
+}
+
+
 class Planner {
 public:
-  Planner(const Graph &g, std::vector<NodeId> schedule) : g(g), order(plan.order) {
+  Planner(const Graph &g, std::vector<NodeId> schedule)
+      : g(g), order(plan.order), stackSizes(sizeStacks(g)) {
     plan.order = std::move(schedule);
   }
 
@@ -71,6 +136,7 @@ private:
   std::vector<int64_t> bufferSize;              // by buffer id
   std::multimap<int64_t, size_t> freeBuffers;   // size -> buffer id
   std::map<ValueRef, size_t> bufferOf;
+  std::map<NodeId, int64_t> stackSizes;         // by stack_new
 
   void extend(ValueRef v, size_t until) {
     size_t &end = lastUse.try_emplace(v, pos[v.node]).first->second;
@@ -87,12 +153,13 @@ private:
         frameEnd[f] = std::max(frameEnd[f], pos[id]);
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
       const Node &n = g.node(*it);
-      for (const ValueRef &in : n.inputs) {
+      for (size_t operand = 0; operand < n.inputs.size(); ++operand) {
+        const ValueRef &in = n.inputs[operand];
         size_t until = pos[n.id];
         if (n.op == "NextIteration" || (n.op == "Enter" && n.attrAs<bool>("is_constant") &&
                                         *n.attrAs<bool>("is_constant")))
           until = frameEnd[n.frame];
-        if (forwardsBuffer(n))
+        if (forwardsOperand(n, operand))
           for (uint32_t p = 0; p < n.numResults(); ++p)
             until = std::max(until, lastUse.count(Graph::value(n.id, p)) ? lastUse[Graph::value(n.id, p)] : until);
         extend(in, until);
@@ -132,7 +199,12 @@ private:
       const Node &n = g.node(id);
       std::vector<size_t> taken;
       for (uint32_t p = 0; p < n.numResults() && !forwardsBuffer(n); ++p) {
-        int64_t bytes = bytesOf(n.results[p]);
+        auto stack = stackSizes.find(id);
+        int64_t bytes = stack != stackSizes.end() ? stack->second : bytesOf(n.results[p]);
+        if (stack != stackSizes.end()) {
+          plan.stackBytes += bytes;
+          ++plan.stacksSized;
+        }
         if (bytes < 0) {
           plan.unknownSize += n.results[p].isTensor();
           continue;
@@ -167,6 +239,37 @@ private:
 
 } // namespace
 
+std::optional<int64_t> tripCount(const Graph &g, FrameId f) {
+  for (const Node &cond : g.nodes()) {
+    if (cond.frame != f || cond.op != "LoopCond")
+      continue;
+    // LoopCond(lt(Merge(Enter(start), NextIteration(add(Switch(Merge)#1, step))), limit))
+    const Node &lt = g.node(cond.inputs[0].node);
+    if (lt.op != "lt" || g.node(lt.inputs[0].node).op != "Merge")
+      return std::nullopt;
+    const Node &merge = g.node(lt.inputs[0].node);
+    const Node &next = g.node(merge.inputs[1].node);
+    if (merge.inputs.size() != 2 || next.op != "NextIteration")
+      return std::nullopt;
+    const Node &add = g.node(next.inputs[0].node);
+    if (add.op != "add")
+      return std::nullopt;
+    auto isCounter = [&](ValueRef v) {
+      const Node &sw = g.node(v.node);
+      return v.port == 1 && sw.op == "Switch" && sw.inputs[0].node == merge.id;
+    };
+    std::optional<int64_t> step = isCounter(add.inputs[0])   ? intConstant(g, add.inputs[1])
+                                  : isCounter(add.inputs[1]) ? intConstant(g, add.inputs[0])
+                                                             : std::nullopt;
+    std::optional<int64_t> start = intConstant(g, merge.inputs[0], /*anyEnter=*/true);
+    std::optional<int64_t> limit = intConstant(g, lt.inputs[1]);
+    if (!step || !start || !limit || *step <= 0)
+      return std::nullopt;
+    return *limit <= *start ? 0 : (*limit - *start + *step - 1) / *step;
+  }
+  return std::nullopt;
+}
+
 std::optional<MemoryPlan> planMemory(const Graph &g) {
   std::optional<std::vector<NodeId>> order = g.topologicalOrder();
   if (!order)
@@ -184,6 +287,10 @@ PassResult runMemoryPlanning(Graph &g, PassContext &ctx) {
   ctx.stats.set(ctx.current, "in-place", plan.inPlace);
   ctx.stats.set(ctx.current, "buffers-reused", plan.reused);
   ctx.stats.set(ctx.current, "unknown-size-values", plan.unknownSize);
+  if (plan.stacksSized) {
+    ctx.stats.set(ctx.current, "stacks-sized", plan.stacksSized);
+    ctx.stats.set(ctx.current, "stack-bytes", plan.stackBytes);
+  }
   return PassResult::Unchanged;
 }
 

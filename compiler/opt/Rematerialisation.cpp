@@ -26,8 +26,10 @@
 //      last-first, so a schedule that breaks ties by node id recomputes them in the order the
 //      backward pass reads them.
 //   4. Plan again; keep the copies only when the planned peak shrank. Report.
-// Loops are left alone (their values live per iteration; autodiff's stacks and `checkpoint`
-// handle them).
+//   5. Still over the budget: autodiff's stacks in loops whose entries other stacks' entries
+//      recompute (StackRematerialisation.cpp).
+// Values inside loops are not chained: they live per iteration; what grows with the trip count
+// is their stacks, step 5's.
 //
 // Requires: a verified graph  Preserves: results, side effects  Invalidates: node order
 //
@@ -35,6 +37,7 @@
 #include "compiler/opt/GraphUtil.h"
 #include "compiler/opt/MemoryPlanning.h"
 #include "compiler/opt/Pass.h"
+#include "compiler/opt/Rematerialisation.h"
 
 #include "compiler/frontend/Diagnostics.h"
 
@@ -73,6 +76,7 @@ public:
         }
       }
     }
+    changed |= rematerialiseStacks(g, ctx, plan);
     ctx.stats.set(ctx.current, "peak-bytes-after", plan.arenaBytes);
     return changed ? PassResult::Changed : PassResult::Unchanged;
   }

@@ -36,6 +36,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/opt/GraphUtil.h"
 #include "compiler/opt/Pass.h"
+#include "compiler/opt/StackWeb.h"
 
 #include <algorithm>
 #include <map>
@@ -46,67 +47,6 @@ namespace dlm::opt {
 using namespace graph;
 
 namespace {
-
-struct StackWeb {
-  std::set<NodeId> nodes;      ///< stack_new and every node whose result is this stack
-  std::vector<NodeId> readers; ///< stack_top nodes reading it
-  std::vector<NodeId> pushes;  ///< stack_push nodes in `nodes`
-  bool escapes = false;
-};
-
-/// Nodes through which a stack value flows unchanged as a whole.
-bool carriesStack(const Node &n) { return isControlFlow(n) || n.op == "Identity"; }
-
-StackWeb collectWeb(const Graph &g, NodeId stackNew, const std::vector<std::vector<Use>> &uses,
-                    const std::vector<std::vector<NodeId>> &controlUses) {
-  StackWeb web;
-  std::vector<NodeId> work{stackNew};
-  web.nodes.insert(stackNew);
-  while (!work.empty() && !web.escapes) {
-    NodeId id = work.back();
-    work.pop_back();
-    if (!controlUses[id].empty())
-      web.escapes = true;
-    for (const Use &u : uses[id]) {
-      const Node &user = g.node(u.user);
-      bool follows = (carriesStack(user) && !(user.op == "Switch" && u.operand == 1)) ||
-                     ((user.op == "stack_push" || user.op == "stack_pop") && u.operand == 0);
-      if (user.op == "stack_top") {
-        web.readers.push_back(u.user);
-        continue;
-      }
-      if (!follows) {
-        web.escapes = true;
-        break;
-      }
-      if (!web.nodes.insert(u.user).second)
-        continue;
-      if (user.op == "stack_push")
-        web.pushes.push_back(u.user);
-      work.push_back(u.user);
-    }
-  }
-  return web;
-}
-
-/// The body pivot of loop frame `f`: an `Identity` of a loop Switch's true output, the node
-/// lowering hangs a body's invariant computations from; made from the first Switch outside
-/// `avoid` when there is none.
-std::optional<NodeId> bodyPivot(Graph &g, FrameId f, const std::set<NodeId> &avoid) {
-  for (const Node &n : g.nodes())
-    if (n.frame == f && n.op == "Identity" && n.controlInputs.empty() && n.inputs.size() == 1 &&
-        n.inputs[0].port == 1 && g.node(n.inputs[0].node).op == "Switch" &&
-        !avoid.count(n.inputs[0].node))
-      return n.id;
-  for (const Node &n : g.nodes())
-    if (n.frame == f && n.op == "Switch" && !avoid.count(n.id)) {
-      ValueRef body = Graph::value(n.id, 1);
-      Type t = g.typeOf(body);
-      Location loc = n.loc;
-      return g.addNode("Identity", {body}, {std::move(t)}, f, loc).id;
-    }
-  return std::nullopt;
-}
 
 class StackEliminator {
 public:
@@ -119,7 +59,7 @@ public:
     for (NodeId id = 0; id < original; ++id) {
       if (g.node(id).op != "stack_new")
         continue;
-      StackWeb web = collectWeb(g, id, g.dataUses(), g.controlUses());
+      StackWeb web = collectStackWeb(g, id, g.dataUses(), g.controlUses());
       if (web.escapes)
         continue;
       changed |= dropUnusedReaders(web, keep);
