@@ -245,6 +245,7 @@ bool Compilation::runOpt() {
   }
   opt::PassContext ctx(diag);
   ctx.rematBudget = options.rematBudget;
+  ctx.placementCost = options.placementCost;
   // Placement runs last, for the device --device selects; on the CPU alone there is nothing to
   // place (docs/cuda.md).
   if (rt::Status s = rt::selectDevice(options.device, ctx.device); !s)

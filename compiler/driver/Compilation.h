@@ -50,6 +50,8 @@ struct CompilerOptions {
   /// --device: where the program runs; the Opt stage resolves it (runtime/DeviceSelect.h) and
   /// places the graph for it (docs/cuda.md).
   rt::DeviceRequest device = rt::DeviceRequest::Auto;
+  /// --placement-cost=off: place every op the device has a kernel for there, however small.
+  bool placementCost = true;
 };
 
 class Compilation;

@@ -36,6 +36,10 @@ OptionStatus parseCommonOption(llvm::StringRef arg, CompilerOptions &options, st
     options.device = *device;
     return OptionStatus::Consumed;
   }
+  if (arg == "--placement-cost=on" || arg == "--placement-cost=off") {
+    options.placementCost = arg.ends_with("=on");
+    return OptionStatus::Consumed;
+  }
   if (arg == "--print-after-all") {
     options.printAfterAll = true;
     return OptionStatus::Consumed;
@@ -82,6 +86,8 @@ void printCommonOptionsHelp(llvm::raw_ostream &os) {
      << "  --remat-budget=BYTES    the planned peak the 'remat' pass recomputes values to meet\n"
      << "  --device=auto|cpu|cuda  where the program runs (default auto: the GPU when one\n"
      << "                          answers, else the CPU; cuda without a GPU is an error)\n"
+     << "  --placement-cost=on|off on (default): ops whose copies to the GPU cost more\n"
+     << "                          than they save stay on the CPU; off: every op the GPU runs\n"
      << "  --print-after-all       print each stage's result to stderr after it runs\n"
      << "  --print-locs            print source locations in --emit=ssa output\n"
      << "  --time-passes           print the time of each stage to stderr\n"

@@ -57,6 +57,9 @@ struct PassContext {
   int64_t rematBudget = 0;
   /// The device `placement` places for: "cpu", "cuda" or "fake" (runtime/Devices.h).
   std::string device = "cpu";
+  /// `--placement-cost=off` clears it: `placement` then puts every op the device has a kernel
+  /// for on it, however small (tests use it to partition small programs as much as possible).
+  bool placementCost = true;
   /// The name of the pass now running (set by the pass manager; stats are filed under it).
   std::string current;
 

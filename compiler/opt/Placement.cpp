@@ -11,6 +11,11 @@
 //      readers, seed —, nodes without results) and nodes whose results include a host value
 //      (a 0-d tensor or str: scalars live in host memory on every device) are on the CPU; the
 //      others on the target when deviceRuns() says it has the kernel, else on the CPU.
+//      Then the copy-cost rule (unless PassContext::placementCost is off): a node on the
+//      target whose tensor neighbours — the producers of its tensor operands and the users of
+//      its tensor results — are all compute nodes on the CPU goes back to the CPU when the
+//      copies it would need cost more than the CPU time it saves (CostModel below; repeated
+//      until nothing moves, so a short chain between CPU nodes stays on the CPU piece by piece).
 //   2. Pass-through nodes follow their data, found by walking back through other pass-through
 //      nodes: Switch, Exit, Identity, and a conditional Merge (first input with a device) take
 //      their input's device. A loop's Merge, its Enters and NextIterations are one group (nothing
@@ -40,6 +45,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -50,6 +56,31 @@ using namespace graph;
 namespace {
 
 bool isHostValue(const Type &t) { return !t.isTensor() || t.rank() == 0; }
+
+/// The copy-cost rule's model (docs/cuda.md "Copy cost"): a transfer costs a fixed latency
+/// plus its bytes over the host link; an op on the GPU saves its CPU time, its arithmetic
+/// (flops) at the CPU kernels' rate, and costs nothing there. Values are assumptions for a
+/// PCIe 4 x16 host link with synchronous copies and a few AVX-512 cores, not measurements.
+struct CostModel {
+  static constexpr double kTransferNs = 10'000; ///< per Send/Recv pair: launch, sync, driver
+  static constexpr double kBytesPerNs = 12;     ///< ~12 GB/s pageable host <-> device
+  static constexpr double kCpuFlopsPerNs = 16;  ///< what the CPU kernels sustain
+  /// Flops per element of an elementwise op (transcendental ones are polynomial chains).
+  static double perElement(const std::string &op) {
+    return op == "exp" || op == "tanh" || op == "sigmoid" || op == "log" || op == "sqrt" ? 10 : 1;
+  }
+};
+
+/// The elements of a tensor type, nullopt when a dim is only known at run time.
+std::optional<double> elements(const Type &t) {
+  double n = 1;
+  for (const Dim &d : t.shape()) {
+    if (!d.isStatic())
+      return std::nullopt;
+    n *= (double)d.size();
+  }
+  return n;
+}
 
 bool isPassThrough(const Node &n) {
   return n.op == "Switch" || n.op == "Merge" || n.op == "Enter" || n.op == "Exit" ||
@@ -77,6 +108,8 @@ public:
     for (const Node &n : g.nodes())
       if (!isPassThrough(n) || std::any_of(n.results.begin(), n.results.end(), isHostValue))
         device[n.id] = computeDevice(n);
+    if (ctx.placementCost)
+      keepIsolatedSmallOpsOnCpu();
     for (const Node &n : g.nodes())
       if (isConstantEnter(n) && device[n.id].empty())
         device[n.id] = constantEnterDevice(n);
@@ -123,6 +156,93 @@ private:
     return std::all_of(body->begin(), body->end(), [&](const FusedStatement &st) {
       return st.dtype != DType::F64 && std::find(ops.begin(), ops.end(), st.op) != ops.end();
     });
+  }
+
+  /// The copy-cost rule (file comment): until nothing changes, a target node whose tensor
+  /// neighbours are all on the CPU returns there when its copies cost more than it saves.
+  void keepIsolatedSmallOpsOnCpu() {
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (const Node &n : g.nodes()) {
+        if (device[n.id] != ctx.device || device[n.id] == rt::kCpuDevice || isPassThrough(n))
+          continue;
+        std::optional<double> copyNs = isolatedCopyNs(n), savedNs = cpuNs(n);
+        if (copyNs && savedNs && *copyNs > *savedNs) {
+          device[n.id] = rt::kCpuDevice;
+          ctx.count("kept-on-cpu-by-copy-cost");
+          moved = true;
+        }
+      }
+    }
+  }
+
+  /// What the transfers around `n` would cost with it on the target: one per tensor operand
+  /// value and one per tensor result with users. Nullopt unless every tensor neighbour is a
+  /// node already on the CPU (not a pass-through still unplaced) and every size is static.
+  std::optional<double> isolatedCopyNs(const Node &n) const {
+    double ns = 0;
+    std::set<std::pair<NodeId, uint32_t>> seen;
+    auto transfer = [&](const Type &t) -> bool {
+      std::optional<double> count = elements(t);
+      if (!count)
+        return false;
+      ns += CostModel::kTransferNs + *count * (double)dtypeSize(t.dtype()) / CostModel::kBytesPerNs;
+      return true;
+    };
+    for (ValueRef v : n.inputs) {
+      const Type &t = g.typeOf(v);
+      if (isHostValue(t) || !seen.insert({v.node, v.port}).second)
+        continue;
+      if (device[v.node] != rt::kCpuDevice || !transfer(t))
+        return std::nullopt;
+    }
+    std::set<uint32_t> sent;
+    for (const Use &use : uses[n.id]) {
+      uint32_t port = g.node(use.user).inputs[use.operand].port;
+      const Type &t = n.results[port];
+      if (isHostValue(t))
+        continue;
+      if (device[use.user] != rt::kCpuDevice)
+        return std::nullopt;
+      if (sent.insert(port).second && !transfer(t))
+        return std::nullopt;
+    }
+    return ns;
+  }
+
+  /// The CPU time `n` would take (its flops at the model's rate); nullopt for a dynamic size.
+  std::optional<double> cpuNs(const Node &n) const {
+    std::optional<double> out = elements(n.results[0]);
+    std::optional<double> in = n.inputs.empty() ? out : elements(g.typeOf(n.inputs[0]));
+    if (!out || !in)
+      return std::nullopt;
+    double flops;
+    if (n.op == "matmul") {
+      const Type &a = g.typeOf(n.inputs[0]);
+      const Dim &k = a.shape().back();
+      if (!k.isStatic())
+        return std::nullopt;
+      flops = 2 * *out * (double)k.size();
+    } else if (n.op == "fused") {
+      const std::string *text = n.attrAs<std::string>("body");
+      std::optional<std::vector<FusedStatement>> body =
+          text ? parseFusedBody(*text, n.inputs.size()) : std::nullopt;
+      if (!body)
+        return std::nullopt;
+      double perElement = 0;
+      for (const FusedStatement &st : *body)
+        perElement += CostModel::perElement(st.op);
+      flops = *out * perElement;
+    } else if (n.op == "transpose") {
+      flops = 0; // a view
+    } else if (n.op == "softmax" || n.op == "log_softmax" || n.op == "cross_entropy") {
+      flops = 10 * *in;
+    } else if (const OpInfo *info = OpRegistry::get().lookup(n.op); info && info->elementwise) {
+      flops = *out * CostModel::perElement(n.op);
+    } else {
+      flops = std::max(*in, *out); // reductions, argmax: one pass over the operand
+    }
+    return flops / CostModel::kCpuFlopsPerNs;
   }
 
   // --- step 2 ------------------------------------------------------------------------------

@@ -39,6 +39,7 @@ struct Options {
   std::vector<std::string> outputs; ///< --outputs=%N,%N#k: values of the parsed graph (for prune)
   int64_t rematBudget = 0;          ///< --remat-budget=BYTES (for remat)
   std::string device = "cpu";       ///< --device=cpu|cuda|fake (for placement)
+  bool placementCost = true;        ///< --placement-cost=on|off (for placement)
 };
 
 void printUsage(llvm::raw_ostream &os) {
@@ -50,6 +51,8 @@ void printUsage(llvm::raw_ostream &os) {
         "  --remat-budget: the planned peak bytes 'remat' recomputes values to stay under\n"
         "  --device=cpu|cuda|fake: the device 'placement' places for (fake: a testing stand-in\n"
         "                          for cuda, docs/cuda.md)\n"
+        "  --placement-cost=on|off: on (default): ops whose copies cost more than they save\n"
+        "                          stay on the CPU\n"
         "passes (printouts and --stats go to stderr):\n";
   opt::printPassList(os);
 }
@@ -104,6 +107,8 @@ int parseArgs(int argc, char **argv, Options &opts) {
         return 2;
       }
       opts.device = arg.str();
+    } else if (arg == "--placement-cost=on" || arg == "--placement-cost=off") {
+      opts.placementCost = arg.ends_with("=on");
     } else if (arg == "--stats") {
       opts.stats = true;
     } else if (arg == "--print-locs") {
@@ -181,6 +186,7 @@ int run(const Options &opts) {
   }
   ctx.rematBudget = opts.rematBudget;
   ctx.device = opts.device;
+  ctx.placementCost = opts.placementCost;
   bool ok = opt::runPasses(*g, opts.passes, ctx, opts.run);
   if (opts.stats)
     opt::printStats(ctx.stats, llvm::errs());
