@@ -11,6 +11,8 @@
 
 #include "compiler/codegen/Codegen.h"
 #include "compiler/driver/Compilation.h"
+#include "compiler/frontend/Parse.h"
+#include "compiler/sema/Sema.h"
 #include "compiler/sema/SSA.h"
 #include "runtime/Interrupt.h"
 
@@ -36,15 +38,32 @@ namespace {
 const char *const kKeep = "__repl_keep";
 const char *const kCommands[] = {":help", ":type", ":graph", ":grad", ":dot",
                                  ":time", ":load", ":reset", ":quit"};
-const char *const kBuiltins[] = {
-    "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "maximum", "minimum",
-    "pow", "where", "clip", "sum", "mean", "max", "min", "argmax", "logsumexp", "matmul", "dot",
-    "norm", "softmax", "log_softmax", "cross_entropy", "mse", "conv2d", "max_pool2d",
-    "avg_pool2d", "dropout", "zeros", "ones", "full", "eye", "arange", "randn", "rand", "seed",
-    "tensor", "astype", "reshape", "transpose", "concat", "stack", "split", "chunk",
-    "broadcast_to", "len", "size", "print", "save", "load", "stop_gradient", "grad",
-    "value_and_grad", "checkpoint", "range", "import", "def", "return", "while", "for"};
-const char *const kModules[] = {"nn", "optim", "data"};
+/// What Tab completes besides the session's own names, each taken from where the language
+/// defines it, so that the list cannot fall behind: the grammar's keywords, sema's table of
+/// built-in functions, the dtypes, and every stdlib module with its functions ("nn",
+/// "nn.linear", ...) as the module files in `stdlibDir` define them today.
+std::vector<std::string> languageNames(const std::string &stdlibDir) {
+  std::vector<std::string> names = keywords();
+  for (std::string &b : builtinFunctionNames())
+    names.push_back(std::move(b));
+  for (int t = (int)DType::F32; t <= (int)DType::Bool; ++t)
+    names.emplace_back(dtypeName((DType)t));
+  std::vector<std::string> modules;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(stdlibDir, ec), end; it != end && !ec; it.increment(ec))
+    if (llvm::sys::path::extension(it->path()) == ".dlm")
+      modules.push_back(it->path());
+  std::sort(modules.begin(), modules.end());
+  for (const std::string &path : modules) {
+    std::string module = llvm::sys::path::stem(path).str();
+    names.push_back(module);
+    DiagnosticEngine quiet(llvm::nulls()); // a module that does not parse offers its name only
+    if (std::unique_ptr<Module> ast = parseFile(quiet, path))
+      for (FunctionDefStmt *def : ast->getStmtsOfKind<FunctionDefStmt>())
+        names.push_back(module + "." + def->getName().str());
+  }
+  return names;
+}
 
 /// One top-level variable: its type and how the next program gets it back.
 struct Variable {
@@ -343,6 +362,8 @@ private:
 
   const char *argv0;
   bool interactive;
+  /// languageNames(), read on the first Tab.
+  mutable std::vector<std::string> languageNamesCache;
   std::string folder;
   std::vector<std::string> imports;
   std::vector<std::pair<std::string, std::string>> functions; ///< name, source
@@ -655,16 +676,25 @@ std::vector<std::string> Session::completions(llvm::StringRef prefix) const {
       all.push_back(v.name);
     for (const auto &f : functions)
       all.push_back(f.first);
-    for (const char *b : kBuiltins)
-      all.push_back(b);
-    for (const char *m : kModules)
-      all.push_back(m);
+    if (languageNamesCache.empty())
+      languageNamesCache = languageNames(findStdlibDir(argv0));
+    all.insert(all.end(), languageNamesCache.begin(), languageNamesCache.end());
   }
-  std::vector<std::string> out;
-  for (const std::string &s : all)
-    if (llvm::StringRef(s).starts_with(prefix) &&
-        std::find(out.begin(), out.end(), s) == out.end())
-      out.push_back(s);
+  auto matching = [&](llvm::StringRef start) {
+    std::vector<std::string> out;
+    for (const std::string &s : all)
+      if (llvm::StringRef(s).starts_with(start) &&
+          std::find(out.begin(), out.end(), s) == out.end())
+        out.push_back(s);
+    return out;
+  };
+  std::vector<std::string> out = matching(prefix);
+  // `x.ast` -> `x.astype`: after a value (not a module), the part after the dot is a method.
+  size_t dot = prefix.rfind('.');
+  if (out.empty() && dot != llvm::StringRef::npos)
+    for (const std::string &s : matching(prefix.substr(dot + 1)))
+      if (!llvm::StringRef(s).contains('.'))
+        out.push_back(prefix.substr(0, dot + 1).str() + s);
   return out;
 }
 
@@ -855,7 +885,7 @@ int runRepl(const char *argv0) {
     editor->setListCompleter([&](llvm::StringRef buffer, size_t pos) {
       llvm::StringRef before = buffer.substr(0, pos);
       size_t start = before.find_last_not_of(
-          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:");
+          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:.");
       llvm::StringRef word = start == llvm::StringRef::npos ? before : before.substr(start + 1);
       std::vector<llvm::LineEditor::Completion> out;
       for (const std::string &c : session.completions(word))

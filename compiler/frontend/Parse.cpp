@@ -14,6 +14,9 @@
 #include "atn/ParserATNSimulator.h"
 #include "atn/PredictionMode.h"
 
+#include "llvm/ADT/STLExtras.h"
+
+#include <cctype>
 #include <utility>
 
 #if defined(__GLIBC__)
@@ -192,6 +195,22 @@ std::vector<TokenInfo> tokenize(DiagnosticEngine &diag, unsigned bufferID) {
                             text.getRange(token->getStartIndex(), token->getStopIndex())});
   }
   session.errors.flush(diag);
+  return out;
+}
+
+std::vector<std::string> keywords() {
+  SourceText text("");
+  ParseSession session(text);
+  const antlr4::dfa::Vocabulary &vocabulary = session.parser.getVocabulary();
+  std::vector<std::string> out;
+  for (size_t type = 1; type <= vocabulary.getMaxTokenType(); ++type) {
+    std::string literal = vocabulary.getLiteralName(type); // "'def'", "'+'" or ""
+    if (literal.size() < 3 || literal.front() != '\'' || literal.back() != '\'')
+      continue;
+    llvm::StringRef word = llvm::StringRef(literal).drop_front().drop_back();
+    if (llvm::all_of(word, [](char c) { return std::isalpha((unsigned char)c) || c == '_'; }))
+      out.push_back(word.str());
+  }
   return out;
 }
 

@@ -40,6 +40,10 @@ struct TokenInfo {
 /// `dlmc --emit=tokens`.
 std::vector<TokenInfo> tokenize(DiagnosticEngine &diag, unsigned bufferID);
 
+/// The language's keywords as the grammar spells them ("def", "while", "True", ...), in the
+/// grammar's order: the REPL completes them.
+std::vector<std::string> keywords();
+
 } // namespace dlm
 
 #endif // DLM_COMPILER_FRONTEND_PARSE_H

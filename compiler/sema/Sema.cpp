@@ -565,6 +565,8 @@ std::string findStdlibDir(const char *argv0) {
 #endif
 }
 
+std::vector<std::string> builtinFunctionNames() { return sema::Sema::builtinNames(); }
+
 std::unique_ptr<ssa::Program> analyze(Module &module, DiagnosticEngine &diags,
                                       const SemaOptions &options) {
   sema::Sema s(diags, options);

@@ -18,6 +18,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace dlm {
 
@@ -32,6 +33,10 @@ struct SemaOptions {
 /// The stdlib directory: $DLM_STDLIB if set, else `../../stdlib` next to the executable
 /// `argv0` (the build tree's bin/ directory), else the source tree's stdlib/.
 std::string findStdlibDir(const char *argv0);
+
+/// The names of the built-in functions, sorted: the table sema resolves calls with (the REPL
+/// completes from it, so its list cannot fall behind the language).
+std::vector<std::string> builtinFunctionNames();
 
 /// Analyses `module` (the main file). Returns the typed program, or null when any error was
 /// reported (all of them are reported, not just the first).

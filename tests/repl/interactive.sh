@@ -1,7 +1,8 @@
 #!/bin/bash
 # Drives `dlm` in a tmux pane as a user would: a definition, an error, a use of the earlier
-# value, Tab completion, Ctrl-C at the prompt (drops the line), Ctrl-C during a long loop (the
-# prompt returns, the state is kept), Ctrl-D. Usage: interactive.sh DLM_BINARY
+# value, Tab completion (a variable, a built-in, a stdlib function), Ctrl-C at the prompt
+# (drops the line), Ctrl-C during a long loop (the prompt returns, the state is kept), Ctrl-D.
+# Usage: interactive.sh DLM_BINARY
 set -u
 dlm="$1"
 if ! command -v tmux >/dev/null; then
@@ -22,6 +23,13 @@ wait_for() { # wait until the pane shows $1 (up to 10 s)
   done
   echo "TIMEOUT waiting for: $1"; tmux -L "$s" capture-pane -p -t "$s"; tmux -L "$s" kill-server; exit 1
 }
+wait_prompt_after() { # wait until line $1 is followed by an empty prompt: dlm reads, Tab completes
+  for _ in $(seq 100); do
+    [ "$(tmux -L "$s" capture-pane -p -t "$s" | grep -v '^$' | tail -2 | sed 's/ *$//')" = "$1"$'\n'">>>" ] && return 0
+    sleep 0.1
+  done
+  echo "TIMEOUT waiting for a prompt after: $1"; tmux -L "$s" capture-pane -p -t "$s"; tmux -L "$s" kill-server; exit 1
+}
 wait_for ">>>"
 tmux -L "$s" send-keys -t "$s" "counter_value = arange(4) * 2.0" Enter
 tmux -L "$s" send-keys -t "$s" "counter_value @ ones(3)" Enter
@@ -29,6 +37,19 @@ wait_for "error: matmul"
 tmux -L "$s" send-keys -t "$s" "sum(counter_v" Tab
 tmux -L "$s" send-keys -t "$s" ")" Enter
 wait_for "tensor(12.)"
+# Completion of a newer built-in and of a stdlib module's function (their lists come from sema's
+# table and the stdlib files, not from the REPL).
+wait_prompt_after "tensor(12.)"
+tmux -L "$s" send-keys -t "$s" "len(randpe" Tab
+wait_for "len(randperm"
+tmux -L "$s" send-keys -t "$s" "(7)) + 1000" Enter
+wait_for "1007"
+tmux -L "$s" send-keys -t "$s" "import nn" Enter
+wait_prompt_after ">>> import nn"
+tmux -L "$s" send-keys -t "$s" "sum(nn.init_ls" Tab
+wait_for "sum(nn.init_lstm"
+tmux -L "$s" send-keys -t "$s" "(3, 5)[2])" Enter
+wait_for "tensor(5.)"
 # Ctrl-C at the prompt: the half-typed line is dropped, never run.
 tmux -L "$s" send-keys -t "$s" "print(\"dropped line\")"
 wait_for 'print("dropped line")'
