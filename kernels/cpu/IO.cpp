@@ -108,9 +108,19 @@ void fashionMnistKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   outs.emplace_back(y);
 }
 
-void loadIdxKernel(Inputs ins, const Attrs &, Outputs &outs) {
+/// load_idx(path){rank} -> i32 with `rank` dims: the file must hold what the program was
+/// type-checked for (an integer IDX file of that rank), not just any IDX file.
+void loadIdxKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   expectArity(ins, 1, "load_idx");
-  outs.emplace_back(readIdx(ins[0].str()));
+  std::string path = ins[0].str();
+  Tensor t = readIdx(path);
+  int64_t rank = attrs.getInt("rank", t.rank());
+  check(t.rank() == rank, "IDX file '" + path + "' has " + std::to_string(t.rank()) +
+                              " dimensions " + shapeString(t.shape()) + " but is read with rank=" +
+                              std::to_string(rank));
+  check(t.dtype() == DType::I32, "IDX file '" + path + "' holds " + std::string(dtypeName(t.dtype())) +
+                                     " elements; load_idx reads integer IDX files (as i32)");
+  outs.emplace_back(t);
 }
 
 void loadCsvKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {

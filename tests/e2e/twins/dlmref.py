@@ -64,6 +64,16 @@ class Rng:
         self.offset += (n + 3) // 4
         return start
 
+    def randperm(self, n):
+        """randperm(n): Fisher-Yates from the top, one stream word per swap (i64)."""
+        perm = np.arange(n, dtype=np.int64)
+        if n > 1:
+            start = self._reserve(n - 1)
+            for k, i in enumerate(range(n - 1, 0, -1)):
+                j = (philox4x32(start + k // 4, self.key)[k % 4] * (i + 1)) >> 32
+                perm[i], perm[j] = perm[j], perm[i]
+        return perm
+
     def rand(self, *shape, dtype=np.float32):
         n = int(np.prod(shape)) if shape else 1
         start = self._reserve(n)
