@@ -26,7 +26,7 @@ constexpr std::string_view kCudaOps[] = {
     "add",     "sub",  "mul",  "div",  "maximum", "minimum", "neg",         "abs",
     "exp",     "log",  "sqrt", "tanh", "sigmoid", "relu",    "sum",         "mean",
     "max",     "min",  "argmax", "softmax", "log_softmax", "cross_entropy", "matmul",
-    "transpose", "fused"};
+    "transpose", "fused", "gather"};
 
 // The statement ops of a `fused` body the NVPTX code generator compiles without libm.
 constexpr std::string_view kCudaFusedOps[] = {
@@ -57,6 +57,7 @@ bool cudaMatmulRuns(std::span<const TensorSig> operands) {
 
 bool cudaOperandOk(std::string_view op, size_t i, const TensorSig &t) {
   if (op == "cross_entropy" && i == 1) return t.isTensor && t.dtype == DType::I64 && t.dims.size() == 1;
+  if (op == "gather" && i == 1) return t.isTensor && isInteger(t.dtype); // indices, checked on the host
   return isF32Tensor(t) || isScalarNumber(t);
 }
 

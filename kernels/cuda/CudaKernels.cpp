@@ -269,6 +269,55 @@ void matmul(std::span<const Value> in, const Attrs &, std::vector<Value> &out) {
   out.emplace_back(std::move(y));
 }
 
+/// gather{axis}(x, indices) like the CPU's take: the axis is replaced by the indices' shape
+/// (a 0-d index removes it and gives a view). Indices (any integer dtype, on either device)
+/// are checked on the host with the CPU kernel's words, then copied over as i64.
+void gather(std::span<const Value> in, const Attrs &attrs, std::vector<Value> &out) {
+  const char *op = "gather";
+  Tensor x = operand(in, 0, op);
+  if (in.size() != 2) throw Error("gather: expected x and indices");
+  if (x.rank() == 0) throw Error("gather: cannot index a 0-d tensor");
+  int64_t axis = rt::normalizeAxis(attrs.getInt("axis", 0), x.rank(), "index axis");
+  Tensor i = in[1].tensor();
+  if (!isInteger(i.dtype())) throw Error("index must be an integer tensor, got " + i.typeString());
+  if (i.device() != Device::CPU) {
+    if (!i.isContiguous()) throw Error("gather on cuda: strided GPU indices are not supported");
+    i = rt::cuda::toHost(i);
+  }
+  Tensor idx = i.to(DType::I64).contiguous();
+  int64_t size = x.dim(axis);
+  for (int64_t k = 0; k < idx.numel(); ++k) {
+    int64_t &v = idx.data<int64_t>()[k];
+    if (v < -size || v >= size)
+      throw Error("index " + std::to_string(v) + " is out of range for axis " + std::to_string(axis) +
+                  " with size " + std::to_string(size));
+    if (v < 0) v += size;
+  }
+  if (idx.rank() == 0) {
+    Shape shape = x.shape(), strides = x.strides();
+    int64_t offset = x.offset() + idx.data<int64_t>()[0] * strides[axis];
+    shape.erase(shape.begin() + axis);
+    strides.erase(strides.begin() + axis);
+    out.emplace_back(x.view(shape, strides, offset));
+    return;
+  }
+  Shape outShape(x.shape().begin(), x.shape().begin() + axis);
+  outShape.insert(outShape.end(), idx.shape().begin(), idx.shape().end());
+  outShape.insert(outShape.end(), x.shape().begin() + axis + 1, x.shape().end());
+  Tensor y = Tensor::empty(DType::F32, outShape, Device::CUDA);
+  if (y.numel() == 0) {
+    out.emplace_back(std::move(y));
+    return;
+  }
+  Shape space = x.shape();
+  space[axis] = idx.numel();
+  Tensor deviceIdx = rt::cuda::toDevice(idx);
+  launched(launchGatherF32(x.data<float>(), layoutOf(space, x.strides(), op), (int)axis,
+                           deviceIdx.data<int64_t>(), y.data<float>(), y.numel()),
+           op);
+  out.emplace_back(std::move(y));
+}
+
 void transpose(std::span<const Value> in, const Attrs &attrs, std::vector<Value> &out) {
   if (in.empty()) throw Error("transpose: expected one operand");
   Tensor x = in[0].tensor();
@@ -317,7 +366,7 @@ const Entry kEntries[] = {
     {"argmax", argmax},                     {"softmax", softmax<false>},
     {"log_softmax", softmax<true>},         {"cross_entropy", crossEntropy},
     {"matmul", matmul},                     {"transpose", transpose},
-    {"fused", fusedKernel},
+    {"fused", fusedKernel},                 {"gather", gather},
 };
 
 void fillFromStream(const Tensor &t, bool normal) {

@@ -76,6 +76,22 @@ __global__ void copyKernel(const float *x, Layout lx, float *out, int64_t n) {
     out[i] = x[offsetOf(i, lx)];
 }
 
+/// out[i] = x at the output's multi-index in `l` (x's strides), the axis coordinate c replaced
+/// by idx[c] (normalised, bounds-checked on the host).
+__global__ void gatherKernel(const float *x, Layout l, int axis, const int64_t *idx, float *out,
+                             int64_t n) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    int64_t off = 0, rest = i;
+    for (int d = l.rank - 1; d >= 0; --d) {
+      int64_t q = rest / l.shape[d], c = rest - q * l.shape[d];
+      off += (d == axis ? idx[c] : c) * l.strides[d];
+      rest = q;
+    }
+    out[i] = x[off];
+  }
+}
+
 __global__ void reduceKernel(ReduceOp op, const float *x, Layout lo, Layout li, float *out,
                              int64_t nOut, int64_t nInner) {
   for (int64_t o = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; o < nOut;
@@ -238,6 +254,11 @@ int launchUnaryF32(UnaryOp op, const float *x, Layout lx, float *out, int64_t n)
 int launchCopyF32(const float *x, Layout lx, float *out, int64_t n) {
   if (n > 0) copyKernel<<<blocksFor(n), kThreads>>>(x, lx, out, n);
   return lastError();
+}
+
+int launchGatherF32(const float *x, Layout l, int axis, const int64_t *idx, float *out, int64_t n) {
+  gatherKernel<<<blocksFor(n), kThreads>>>(x, l, axis, idx, out, n);
+  return (int)cudaGetLastError();
 }
 
 int launchReduceF32(ReduceOp op, const float *x, Layout lo, Layout li, float *out, int64_t nOut,

@@ -36,6 +36,10 @@ int launchBinaryF32(BinaryOp op, const float *a, Layout la, const float *b, Layo
 int launchUnaryF32(UnaryOp op, const float *x, Layout lx, float *out, int64_t n);
 /// Strided gather into a contiguous output (transpose, slice, broadcast materialisation).
 int launchCopyF32(const float *x, Layout lx, float *out, int64_t n);
+/// gather{axis}: the n elements of the contiguous output whose multi-index space is `l.shape`
+/// (x's shape with the axis' extent replaced by the number of indices; `l.strides` are x's),
+/// reading x with the axis coordinate c replaced by idx[c] (device i64, already normalised).
+int launchGatherF32(const float *x, Layout l, int axis, const int64_t *idx, float *out, int64_t n);
 /// Reduces `x` viewed as [outer..., inner...]: `lo` describes the kept dims (strides in x),
 /// `li` the reduced dims; one thread per output element.
 int launchReduceF32(ReduceOp op, const float *x, Layout lo, Layout li, float *out, int64_t nOut,

@@ -168,6 +168,28 @@ TEST(CudaKernels, MatmulThroughCublas) {
   compare("matmul", {randomF32({16, 8}, gen).transpose(), randomF32({16, 4}, gen)}, {});
 }
 
+TEST(CudaKernels, GatherMatchesTheCpu) {
+  REQUIRE_GPU();
+  uint32_t seed = freshSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 gen(seed);
+  Tensor x = randomF32({7, 9, 5}, gen);
+  std::vector<int64_t> rows = {6, 0, -1, 3, 3, 2, 5, 1};
+  Tensor perm = Tensor::fromVector(DType::I64, rows, {2, 4});
+  for (int64_t axis : {0, 1, -1}) compare("gather", {x, perm.to(DType::I32)}, Attrs{{"axis", axis}});
+  compare("gather", {x.transpose(), Tensor::fromVector(DType::I64, rows)}, Attrs{{"axis", 0}});
+  compare("gather", {x, Tensor::scalarI64(-2)}, Attrs{{"axis", 1}});
+  // Indices on the CPU (a randperm result) work as they are; a bad one fails in the CPU's words.
+  std::vector<Value> in{Value(rt::cuda::toDevice(x)), Value(perm)}, out;
+  ASSERT_TRUE(rt::callKernel(*rt::findKernel("gather", Device::CUDA), in, Attrs{{"axis", int64_t(0)}}, out).ok());
+  rows[4] = 7;
+  in[1] = Value(Tensor::fromVector(DType::I64, rows));
+  out.clear();
+  rt::Status s = rt::callKernel(*rt::findKernel("gather", Device::CUDA), in, Attrs{{"axis", int64_t(0)}}, out);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("index 7 is out of range for axis 0 with size 7"), std::string::npos) << s.message();
+}
+
 TEST(CudaKernels, PhiloxMatchesTheCpuStream) {
   REQUIRE_GPU();
   uint64_t key = ((uint64_t)freshSeed() << 32) | freshSeed(), start = freshSeed();
