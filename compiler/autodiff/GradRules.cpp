@@ -510,19 +510,69 @@ void gradDropout(Ctx &c) {
 void gradFull(Ctx &c) { c.give(0, c.g()); }
 
 // Stacks (docs/autodiff.md): a stack is a tensor of entries, so its adjoint is one too.
-/// push(s, x): s's adjoint is the adjoint without its top entry, x's is the top entry.
+//
+// A backward loop reads each saved value with an adjacent pair on its carried stack s:
+// `stack_top(s)` then `stack_pop(s)` (or `stack_tail(s, n)` then `stack_drop(s, n)` for a
+// nested loop's stack), together one pop with two results. Their adjoints make one push:
+// adj s = push(adj pop, adj top). The pop's rule builds it (it is swept first, and every reader
+// of the top comes after the pair, so the top's adjoint is complete) and the top's rule then
+// gives nothing. Apart, the top's adjoint would be a whole stack of zeros with one entry set,
+// and reading s would save every version of it on the outer loop's stack: O(n) per backward
+// iteration, so O(n^2) for grad(grad(f)) through an n-iteration loop instead of O(n).
+
+/// The op `delta` places from `op` in its block when it is `name` on the same operands.
+const ssa::Operation *pairedOp(const ssa::Operation &op, ptrdiff_t delta, const char *name) {
+  const ssa::Block &b = *op.parent;
+  size_t j = size_t(ptrdiff_t(indexIn(b, &op)) + delta);
+  if (j >= b.ops.size())
+    return nullptr;
+  const ssa::Operation &o = *b.ops[j];
+  bool same = o.kind == ssa::OpKind::Builtin && o.info->name == name && o.operands == op.operands;
+  return same ? &o : nullptr;
+}
+
+/// top/tail of a pair whose pop/drop has an adjoint: the pop's rule gave this one's too.
+bool givenByPop(Ctx &c, const char *pop) {
+  const ssa::Operation *p = pairedOp(c.forwardOp(), 1, pop);
+  return p && c.reverse.adjoint(c.level, {p->result(), 0});
+}
+
+/// pop/drop of a pair: adj s = push/extend(g, adjoint of the top/tail, zeros when none);
+/// false when the op has no pair.
+bool givePair(Ctx &c, const char *top, const char *join) {
+  const ssa::Operation *t = pairedOp(c.forwardOp(), -1, top);
+  if (!t)
+    return false;
+  if (!c.needs(0))
+    return true;
+  Value *gt = c.reverse.adjoint(c.level, {t->result(), 0});
+  if (!gt)
+    gt = c.reverse.zerosOf(c.level, t->result(), 0, c.forwardOp().loc);
+  c.give(0, c.emit(join, {c.g(), gt}));
+  return true;
+}
+
+/// push(s, x): s's adjoint is the adjoint without its top entry, x's is the top entry. The two
+/// reads of g are made as a pair (top, then pop), so a third derivative pairs them too.
 void gradStackPush(Ctx &c) {
   Value *g = c.g();
-  if (c.needs(0)) c.give(0, c.emit("stack_pop", {g}));
-  if (c.needs(1)) c.give(1, c.emitTyped("stack_top", {g}, {}, c.forwardOp().operands[1]->type));
+  Value *top = c.needs(1) ? c.emitTyped("stack_top", {g}, {}, c.forwardOp().operands[1]->type)
+                          : nullptr;
+  Value *pop = c.needs(0) ? c.emit("stack_pop", {g}) : nullptr;
+  c.give(0, pop);
+  c.give(1, top);
 }
-/// top(s): the adjoint of s is zeros with g on top.
+/// top(s) on its own: the adjoint of s is zeros with g on top.
 void gradStackTop(Ctx &c) {
+  if (givenByPop(c, "stack_pop"))
+    return;
   Value *zeros = c.emit("stack_pop", {zeroLike(c, c.x(0))});
   c.give(0, c.emit("stack_push", {zeros, c.g()}));
 }
-/// pop(s): the adjoint of s is g with a zero entry on top.
+/// pop(s) on its own: the adjoint of s is g with a zero entry on top.
 void gradStackPop(Ctx &c) {
+  if (givePair(c, "stack_top", "stack_push"))
+    return;
   Value *top = c.emitTyped("stack_top", {c.x(0)}, {},
                            [&] {
                              const Type &s = c.forwardOp().operands[0]->type;
@@ -532,18 +582,25 @@ void gradStackPop(Ctx &c) {
   c.give(0, c.emit("stack_push", {c.g(), zeroLike(c, top)}));
 }
 
-/// extend(s, t): s's adjoint is g without t's entries, t's is those entries.
+/// extend(s, t): s's adjoint is g without t's entries, t's is those entries (a pair again).
 void gradStackExtend(Ctx &c) {
   Value *g = c.g(), *n = c.dimSize(c.x(1), 0);
-  if (c.needs(0)) c.give(0, c.emit("stack_drop", {g, n}));
-  if (c.needs(1)) c.give(1, c.emitTyped("stack_tail", {g, n}, {}, c.forwardOp().operands[1]->type));
+  Value *tail = c.needs(1) ? c.emitTyped("stack_tail", {g, n}, {}, c.forwardOp().operands[1]->type)
+                           : nullptr;
+  Value *drop = c.needs(0) ? c.emit("stack_drop", {g, n}) : nullptr;
+  c.give(0, drop);
+  c.give(1, tail);
 }
-/// tail(s, n) / drop(s, n): zeros for the other part.
+/// tail(s, n) / drop(s, n) on their own: zeros for the other part.
 void gradStackTail(Ctx &c) {
+  if (givenByPop(c, "stack_drop"))
+    return;
   Value *zeros = c.emit("stack_drop", {zeroLike(c, c.x(0)), c.x(1)});
   c.give(0, c.emit("stack_extend", {zeros, c.g()}));
 }
 void gradStackDrop(Ctx &c) {
+  if (givePair(c, "stack_tail", "stack_extend"))
+    return;
   Value *zeros = c.emit("stack_tail", {zeroLike(c, c.x(0)), c.x(1)});
   c.give(0, c.emit("stack_extend", {c.g(), zeros}));
 }
