@@ -324,31 +324,6 @@ void transpose(std::span<const Value> in, const Attrs &attrs, std::vector<Value>
   out.emplace_back(x.transpose(attrs.getInts("perm", {})));
 }
 
-/// Send {to} across the host/GPU boundary (registered on both devices; the operand's device
-/// picks the kernel): a device copy of a host tensor, a host copy of a GPU tensor, or between
-/// host-memory devices ("cpu", "fake") a fresh host tensor like the CPU-only Send. The copy is
-/// synchronous (cudaMemcpy on the legacy stream, which orders it after the producing kernels).
-void send(std::span<const Value> in, const Attrs &attrs, std::vector<Value> &out) {
-  if (in.size() != 1) throw Error("'Send' expects one operand");
-  const std::string &to = attrs.getString("to");
-  Tensor x = in[0].tensor();
-  Device dst = rt::runtimeDevice(to);
-  if (x.device() == Device::CPU && dst == Device::CPU)
-    out.emplace_back(x.clone());
-  else if (x.device() == Device::CPU)
-    out.emplace_back(rt::cuda::toDevice(x));
-  else if (dst == Device::CPU)
-    out.emplace_back(rt::cuda::toHost(x.isContiguous() ? x : contiguousCuda(x, "Send")));
-  else
-    throw Error("Send: the tensor is already on '" + to + "'");
-}
-
-/// Recv: the transferred tensor, already on this device.
-void recv(std::span<const Value> in, const Attrs &, std::vector<Value> &out) {
-  if (in.size() != 1) throw Error("'Recv' expects one operand");
-  out.push_back(in[0]);
-}
-
 struct Entry {
   const char *name;
   rt::KernelFn fn;
@@ -385,12 +360,13 @@ bool enableCuda() {
   static std::once_flag once;
   std::call_once(once, [] {
     for (const Entry &e : kEntries) rt::registerKernel(e.name, Device::CUDA, e.fn);
-    // The transfer pair on both sides; the CPU's built-in Send (host copies only) is replaced,
-    // after the built-in kernels are in the table so they cannot overwrite it later.
+    // The transfer pair on both sides; the CPU's built-in Send and Recv (host copies only) are
+    // replaced after the built-in kernels are in the table, so they cannot overwrite them later.
     (void)rt::findKernel("Send", Device::CPU);
-    rt::registerKernel("Send", Device::CPU, send);
-    rt::registerKernel("Send", Device::CUDA, send);
-    rt::registerKernel("Recv", Device::CUDA, recv);
+    rt::registerKernel("Send", Device::CPU, sendKernel);
+    rt::registerKernel("Send", Device::CUDA, sendKernel);
+    rt::registerKernel("Recv", Device::CPU, recvKernel);
+    rt::registerKernel("Recv", Device::CUDA, recvKernel);
   });
   return true;
 }

@@ -27,6 +27,11 @@ const std::vector<std::string> &cudaKernelNames();
 /// (FusedKernel.cpp).
 void fusedKernel(std::span<const rt::Value> in, const rt::Attrs &attrs, std::vector<rt::Value> &out);
 
+/// Send {to} and Recv across the host/GPU boundary, asynchronous on the copy stream with
+/// events and pinned staging buffers (Transfer.cpp); registered on both devices.
+void sendKernel(std::span<const rt::Value> in, const rt::Attrs &attrs, std::vector<rt::Value> &out);
+void recvKernel(std::span<const rt::Value> in, const rt::Attrs &attrs, std::vector<rt::Value> &out);
+
 /// A contiguous copy of a strided f32 GPU tensor (the tensor itself when already contiguous).
 rt::Tensor contiguousCuda(const rt::Tensor &t);
 

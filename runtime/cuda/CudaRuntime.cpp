@@ -128,6 +128,87 @@ bool installAllocator() {
   return true;
 }
 
+// --- pinned staging buffers --------------------------------------------------------------
+
+PinnedPool::~PinnedPool() { emptyCache(); }
+
+void PinnedPool::reclaimLocked() {
+  for (size_t i = 0; i < pending.size();) {
+    Pending &p = pending[i];
+    if (cudaEventQuery(static_cast<cudaEvent_t>(p.event)) == cudaErrorNotReady) {
+      ++i;
+      continue;
+    }
+    (void)cudaGetLastError();
+    (void)cudaEventDestroy(static_cast<cudaEvent_t>(p.event));
+    freeLists[p.size].push_back(p.ptr);
+    counters.pendingBytes -= p.size;
+    pending[i] = pending.back();
+    pending.pop_back();
+  }
+}
+
+void *PinnedPool::take(size_t bytes) {
+  size_t size = CachingAllocator::roundSize(bytes);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    reclaimLocked();
+    auto it = freeLists.find(size);
+    if (it != freeLists.end() && !it->second.empty()) {
+      void *p = it->second.back();
+      it->second.pop_back();
+      ++counters.reuses;
+      return p;
+    }
+    ++counters.allocs;
+  }
+  void *p = nullptr;
+  checkCuda(cudaHostAlloc(&p, size, cudaHostAllocDefault), "cudaHostAlloc (staging buffer)");
+  return p;
+}
+
+void PinnedPool::releaseAfter(void *ptr, size_t bytes, void *event) {
+  std::lock_guard<std::mutex> lock(mu);
+  size_t size = CachingAllocator::roundSize(bytes);
+  pending.push_back({ptr, size, event});
+  counters.pendingBytes += size;
+}
+
+void PinnedPool::emptyCache() {
+  std::lock_guard<std::mutex> lock(mu);
+  // At exit every copy has been waited for by its Recv; a pending buffer whose Recv never ran
+  // is waited for here before it is freed.
+  for (Pending &p : pending) {
+    (void)cudaEventSynchronize(static_cast<cudaEvent_t>(p.event));
+    (void)cudaEventDestroy(static_cast<cudaEvent_t>(p.event));
+    freeLists[p.size].push_back(p.ptr);
+  }
+  pending.clear();
+  counters.pendingBytes = 0;
+  for (auto &[size, blocks] : freeLists)
+    for (void *p : blocks) (void)cudaFreeHost(p);
+  freeLists.clear();
+}
+
+PinnedPool::Stats PinnedPool::stats() const {
+  std::lock_guard<std::mutex> lock(mu);
+  return counters;
+}
+
+PinnedPool &pinnedPool() {
+  static PinnedPool pool;
+  return pool;
+}
+
+void *copyStream() {
+  static cudaStream_t stream = [] {
+    cudaStream_t s = nullptr;
+    checkCuda(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate (copies)");
+    return s;
+  }();
+  return stream;
+}
+
 // --- copies ------------------------------------------------------------------------------
 
 Tensor toDevice(const Tensor &host) {

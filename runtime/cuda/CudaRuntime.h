@@ -80,6 +80,45 @@ CachingAllocator &cachingAllocator();
 /// available(). Idempotent.
 bool installAllocator();
 
+/// Pinned (page-locked) host staging buffers for asynchronous copies, cached like device
+/// blocks (same size classes). A buffer a copy still reads or writes is handed back with
+/// `releaseAfter(event)` and reused only once that event has completed; `take` reclaims such
+/// buffers first. `emptyCache` (also on destruction) frees idle buffers.
+class PinnedPool {
+public:
+  struct Stats {
+    uint64_t allocs = 0; ///< cudaHostAlloc calls
+    uint64_t reuses = 0; ///< requests served from the cache
+    size_t pendingBytes = 0; ///< buffers waiting for their copy to finish
+  };
+  ~PinnedPool();
+  void *take(size_t bytes);
+  /// Returns `ptr` (from take(bytes)) once the CUDA event `event` has completed; the pool then
+  /// destroys the event.
+  void releaseAfter(void *ptr, size_t bytes, void *event);
+  void emptyCache();
+  Stats stats() const;
+
+private:
+  struct Pending {
+    void *ptr;
+    size_t size;
+    void *event;
+  };
+  void reclaimLocked();
+  mutable std::mutex mu;
+  std::unordered_map<size_t, std::vector<void *>> freeLists;
+  std::vector<Pending> pending;
+  Stats counters;
+};
+
+/// The process's pinned staging pool.
+PinnedPool &pinnedPool();
+
+/// The stream every host<->device transfer of Send runs on (non-blocking, created on first use).
+/// Kernels run on the legacy default stream; the two are ordered with events only.
+void *copyStream();
+
 /// A contiguous device copy of a CPU tensor (any layout; non-contiguous sources are packed on
 /// the host first).
 Tensor toDevice(const Tensor &host);
