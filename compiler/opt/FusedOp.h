@@ -10,14 +10,16 @@
 // earlier statements, and the last statement is the node's result. OP is an elementwise
 // registry op without attributes; DTYPE is its result dtype. Every statement has the node's
 // result shape: only the inputs broadcast (NumPy rules) to it. So a code generator evaluates
-// the body once per output element — one loop — and the executor, which has no such loop yet,
-// interprets it op by op with the ordinary kernels (the same results bit for bit).
+// the body once per output element — one loop — and the runtime's `fused` kernel
+// (kernels/cpu/Fused.cpp: the executor's, and generated code's fallback) interprets it op by op
+// with the ordinary kernels (the same results bit for bit). The syntax itself lives in the
+// runtime (runtime/FusedBody.h), which AOT executables link without the compiler.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DLM_COMPILER_OPT_FUSEDOP_H
 #define DLM_COMPILER_OPT_FUSEDOP_H
 
-#include "runtime/DType.h"
+#include "runtime/FusedBody.h"
 
 #include <optional>
 #include <string>
@@ -26,20 +28,17 @@
 
 namespace dlm::opt {
 
-struct FusedStatement {
-  std::string op;
-  std::vector<unsigned> operands; ///< value numbers: inputs first, then statements
-  DType dtype = DType::F32;
-};
+using FusedStatement = rt::FusedStatement;
 
-/// Parses a body over `numInputs` inputs; nullopt when it is malformed.
+/// Parses a body over `numInputs` inputs; nullopt when it is malformed or a statement's op is
+/// not a registry elementwise op without attributes taking that many operands.
 std::optional<std::vector<FusedStatement>> parseFusedBody(std::string_view body, size_t numInputs);
 
 /// Prints statements in the body syntax (numbering from `numInputs`).
 std::string printFusedBody(const std::vector<FusedStatement> &body, size_t numInputs);
 
-/// Adds `fused` to the op registry and its CPU kernel (the interpreter) to the runtime's kernel
-/// table, once per process. Called before parsing .dlmir and by the fusion pass.
+/// Adds `fused` to the op registry, once per process (its kernel is the runtime's). Called
+/// before parsing .dlmir and by the fusion pass.
 void registerFusedOp();
 
 } // namespace dlm::opt

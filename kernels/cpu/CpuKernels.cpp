@@ -17,6 +17,7 @@ void registerCpuKernels() {
   registerCreateKernels();
   registerIOKernels();
   registerStackKernels();
+  registerFusedKernels();
   registerTransferKernels();
 }
 

@@ -27,6 +27,7 @@ void registerNNKernels();
 void registerCreateKernels();
 void registerIOKernels();
 void registerStackKernels();
+void registerFusedKernels();
 
 using Inputs = std::span<const Value>;
 using Outputs = std::vector<Value>;
