@@ -107,11 +107,20 @@ Sema::Sema(DiagnosticEngine &diags, const SemaOptions &options)
     : diags(diags), options(options) {}
 
 void Sema::error(llvm::SMRange r, const std::string &msg) {
-  diagStack.back().push_back({DiagKind::Error, r, msg});
+  PendingDiag d{DiagKind::Error, r, msg, {}};
+  // An error in an imported module (a stdlib function) also says which calls led there from
+  // the main file, since that is the code the user wrote.
+  unsigned mainBuffer = modules.empty() ? 0 : modules.front()->ast->getBufferID();
+  unsigned at = diags.findBuffer(r.Start);
+  for (auto call = callChain.rbegin(); call != callChain.rend() && at != mainBuffer; ++call) {
+    d.callers.push_back({call->first, "'" + call->second + "' called here"});
+    at = diags.findBuffer(call->first.Start);
+  }
+  diagStack.back().push_back(std::move(d));
 }
 
 void Sema::note(llvm::SMRange r, const std::string &msg) {
-  diagStack.back().push_back({DiagKind::Note, r, msg});
+  diagStack.back().push_back({DiagKind::Note, r, msg, {}});
 }
 
 void Sema::pushDiagBuffer() { diagStack.emplace_back(); }
@@ -129,17 +138,26 @@ void Sema::popDiagBuffer(bool keep) {
   // The root buffer: report, once per location and message (a def specialised twice reports
   // its errors once).
   bool skipNotes = false;
+  const PendingDiag *lastError = nullptr; // its call-chain notes follow its own notes
+  auto noteCallers = [&] {
+    if (lastError && !skipNotes)
+      for (const auto &[range, message] : lastError->callers)
+        diags.note(range, message);
+  };
   for (PendingDiag &d : top) {
     if (d.kind == DiagKind::Note) {
       if (!skipNotes)
         diags.note(d.range, d.message);
       continue;
     }
+    noteCallers();
+    lastError = &d;
     auto key = std::make_pair(d.range.Start.getPointer(), d.message);
     skipNotes = !reported.insert(key).second;
     if (!skipNotes)
       diags.report(d.kind, d.range, d.message);
   }
+  noteCallers();
 }
 
 void Sema::noteDefinitions(const std::vector<const Expr *> &exprs) {

@@ -151,6 +151,7 @@ Function *Sema::specialise(std::shared_ptr<const FnCallable> fn, const std::vect
     specialisations[key] = &f;
     return &f;
   }
+  callChain.push_back({callLoc, fn->qualifiedName});
   analyseBody(def->getBody());
 
   auto ret = env.find("$ret");
@@ -182,6 +183,7 @@ Function *Sema::specialise(std::shared_ptr<const FnCallable> fn, const std::vect
   emit(OpKind::Return, retLoc, retValue ? std::vector<Value *>{retValue} : std::vector<Value *>{});
   returnLocs[&f] = retLoc;
 
+  callChain.pop_back();
   active.pop_back();
   specialisations[key] = &f;
   return &f;

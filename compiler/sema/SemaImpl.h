@@ -260,6 +260,10 @@ public:
   std::set<const FunctionDefStmt *> specialisedDefs;
   /// Defs being specialised (recursion is an error).
   std::vector<const FunctionDefStmt *> active;
+  /// The calls being specialised, outermost first: where each was called and what it calls
+  /// ("nn.linear"), for the notes that lead from an error in an imported module back to the
+  /// main file.
+  std::vector<std::pair<llvm::SMRange, std::string>> callChain;
   /// Where each specialised function returns its value (for grad's scalar check).
   llvm::DenseMap<const Function *, llvm::SMRange> returnLocs;
   /// Names a module resolves outside any function's environment (defs, imports, builtins).
@@ -273,6 +277,9 @@ public:
     DiagKind kind;
     llvm::SMRange range;
     std::string message;
+    /// For an error inside an imported module: "'nn.linear' called here" notes, innermost
+    /// first, up to the call in the main file; reported after the error's own notes.
+    std::vector<std::pair<llvm::SMRange, std::string>> callers;
   };
   std::vector<std::vector<PendingDiag>> diagStack;
   std::set<std::pair<const char *, std::string>> reported;
