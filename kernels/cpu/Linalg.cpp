@@ -173,6 +173,28 @@ void matmulBiasKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   outs.emplace_back(std::move(out));
 }
 
+/// Whether `bias` is one contiguous row of `out`'s last dimension (a [n] or [1, n] bias of a
+/// [.., n] product): then addBiasInPlace runs over plain rows.
+bool isBiasRow(const Tensor &out, const Tensor &bias) {
+  if (out.rank() == 0 || bias.rank() == 0 || !out.isContiguous() || !bias.isContiguous()) return false;
+  int64_t n = out.dim(out.rank() - 1);
+  return bias.dim(bias.rank() - 1) == n && bias.numel() == n;
+}
+
+/// out[r, j] = relu?(out[r, j] + bias[j]) over rows of n, as the strided loop computes it.
+template <typename T> void addBiasRows(T *out, const T *bias, int64_t rows, int64_t n, bool relu) {
+  for (int64_t r = 0; r < rows; ++r) {
+    T *o = out + r * n;
+    if (relu)
+      for (int64_t j = 0; j < n; ++j) {
+        T v = o[j] + bias[j];
+        o[j] = v > 0 ? v : T(0);
+      }
+    else
+      for (int64_t j = 0; j < n; ++j) o[j] = o[j] + bias[j];
+  }
+}
+
 } // namespace
 
 void addBiasInPlace(Tensor &out, const Tensor &bias, bool relu, const char *op) {
@@ -180,6 +202,13 @@ void addBiasInPlace(Tensor &out, const Tensor &bias, bool relu, const char *op) 
             broadcastShapes(out, bias) == out.shape(),
         std::string("'") + op + "' needs a float product and a bias of its dtype that broadcasts " +
             "to it, got " + out.typeString() + " and " + bias.typeString());
+  if (isBiasRow(out, bias)) {
+    int64_t n = out.dim(out.rank() - 1), rows = n ? out.numel() / n : 0;
+    dispatchDType(out.dtype(), [&]<typename T>() {
+      if constexpr (std::is_floating_point_v<T>) addBiasRows(out.data<T>(), bias.data<T>(), rows, n, relu);
+    });
+    return;
+  }
   std::array<Shape, 2> strides = {broadcastByteStrides(out, out.shape()),
                                   broadcastByteStrides(bias, out.shape())};
   dispatchDType(out.dtype(), [&]<typename T>() {
