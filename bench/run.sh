@@ -37,3 +37,9 @@ for bench in sema_bench executor_bench dlm_kernel_bench; do
     "$BIN/$bench" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
   fi
 done
+
+# --- jit: dlm run vs the PyTorch twins and the MLP step's GEMM floor, one thread -------------
+if [ -x "$BIN/dlm" ] && [ -x "$BIN/mlp_gemm_ref" ]; then
+  echo "== jit (bench/jit/bench.py)"
+  /usr/bin/python3 "$HERE/jit/bench.py" "$BIN"
+fi

@@ -1,6 +1,8 @@
 """Twin of mlp_train.dlm: MLP 784-256-10 at batch 128, cross-entropy, backward and SGD, in
 PyTorch eager and with the loss in TorchScript, plus the GEMMs of one step alone (forward 2,
-backward 3). Prints CPU ms per step (best of 3 x 50, process CPU time, default threads)."""
+backward 3; bench.py's fair floor is mlp_gemm_ref, which makes dlm's exact sgemm calls). Prints
+CPU ms per step (best of 3 x 50, process CPU time; threads as OMP_NUM_THREADS says, which
+bench.py sets)."""
 import time
 import torch
 import torch.nn.functional as F
