@@ -1,21 +1,21 @@
 # examples/checkpointing.dlm — gradient checkpointing on a deep network, and what it saves.
 #
-# A residual MLP on Fashion-MNIST: a stem 784 -> 128, four blocks of six residual layers
-# h = h + relu(h @ w), each block's weights one tensor [6, 128, 128] stepped through by a loop,
-# and a head 128 -> 10. To differentiate the loop, `grad` pushes what the backward pass needs from every
-# layer (its input and its pre-activation) onto stacks. With `checkpoint(block)` around each
-# block of six layers, only the blocks' inputs are pushed and each block is recomputed during
-# the backward pass, one at a time — the same gradient for about a third more arithmetic.
+# A residual MLP on Fashion-MNIST: a stem 784 -> 128, six blocks of four residual layers
+# h = h + relu(h @ w), each block's weights one tensor [4, 128, 128] stepped through by a loop,
+# and a head 128 -> 10. To differentiate the loop, `grad` pushes what the backward pass needs
+# from every layer (its input, its pre-activation and its weight slice) onto stacks, so a plain
+# gradient holds the activations of all 24 layers at once. With `checkpoint(block)` around each
+# block, the forward pass keeps only the six blocks' inputs; the backward pass recomputes one
+# block at a time when it reaches it, then differentiates that recomputation and frees it. The
+# most held at once is then six block inputs plus one block's four layers — about 2·sqrt(24)
+# activations instead of 2·24 — for one more forward pass of arithmetic, and the gradient is
+# the same bit for bit.
 #
 # The program trains one phase without and one with checkpointing and prints, for each, the
 # most tensor memory held at once above what stays allocated (parameters, optimiser state,
 # data), from the runtime's counters read by memory_stats(...). `steps` and `train_rows` can
-# be lowered for a quick run (tests/examples/checkpointing.test does that).
-#
-# What it shows today (bench/RESULTS.md "Checkpointing"): the gradients are equal, but the
-# peak is NOT lower with checkpoint on either engine — the recomputation is not held back
-# until the backward pass reaches it, and the JIT frees a training step's tensors only when
-# the step ends. The statistics are there to show it once that is fixed.
+# be lowered for a quick run (tests/examples/checkpointing.test does that, on both engines).
+# bench/RESULTS.md "Checkpointing" has the numbers.
 import nn
 import optim
 import data
@@ -25,9 +25,9 @@ batch_size = 1024
 steps = 30
 train_rows = 60000
 
-# Six residual layers, ws[0] .. ws[5].
+# Four residual layers, ws[0] .. ws[3].
 def block(ws, h):
-    for j in range(6):
+    for j in range(4):
         h = h + relu(h @ ws[j])
     return h
 
@@ -79,8 +79,8 @@ x_test, y_test = data.fashion_mnist("test")
 x_train = x_train[0:train_rows]
 y_train = y_train[0:train_rows]
 # Small residual weights keep the activations' scale steady through the 24 layers.
-blocks = (randn(6, 128, 128) * 0.01, randn(6, 128, 128) * 0.01, randn(6, 128, 128) * 0.01,
-          randn(6, 128, 128) * 0.01)
+blocks = (randn(4, 128, 128) * 0.01, randn(4, 128, 128) * 0.01, randn(4, 128, 128) * 0.01,
+          randn(4, 128, 128) * 0.01, randn(4, 128, 128) * 0.01, randn(4, 128, 128) * 0.01)
 params = nn.init_linear(784, 128), blocks, nn.init_linear(128, 10)
 state = optim.adam_init(params)
 
@@ -95,15 +95,17 @@ print("largest gradient difference with and without checkpoint:", same)
 # ordered with the other effects (print), but pure computations that do not depend on it may
 # run before it on the graph executor; `if held >= 0:` (always true) makes each phase wait for
 # the reading that starts it. A phase's baseline is what is still held when it ends
-# (parameters, optimiser state, data), so `peak - held` is what its steps needed on top.
+# (parameters, optimiser state, data), so `peak - held` is what its steps needed on top. Both
+# engines free a tensor after its last use, so the training data are passed to every reading:
+# they stay held until it, and the baseline is the same at both ends of a phase.
 held, _ = memory_stats(params, state, x_train, y_train, same)
 if held >= 0:
     params, state = train(loss_plain, params, state, x_train, y_train, 0, steps, batch_size)
-held_plain, peak_plain = memory_stats(params, state)
+held_plain, peak_plain = memory_stats(params, state, x_train, y_train)
 if held_plain >= 0:
     params, state = train(loss_checkpointed, params, state, x_train, y_train, steps, steps,
                           batch_size)
-held_checkpointed, peak_checkpointed = memory_stats(params, state)
+held_checkpointed, peak_checkpointed = memory_stats(params, state, x_train, y_train)
 extra_plain = peak_plain - held_plain
 extra_checkpointed = peak_checkpointed - held_checkpointed
 print("26 layers, batches of", batch_size, "rows,", steps, "steps per phase")

@@ -624,7 +624,7 @@ const Rule kRules[] = {
     {"mod", gradMod}, {"neg", gradNeg}, {"abs", gradAbs}, {"relu", gradRelu}, {"exp", gradExp},
     {"log", gradLog}, {"sqrt", gradSqrt}, {"sin", gradSin}, {"cos", gradCos},
     {"tanh", gradTanh}, {"sigmoid", gradSigmoid}, {"where", gradWhere}, {"clip", gradClip},
-    {"cast", gradCast}, {"Identity", gradIdentity},
+    {"cast", gradCast}, {"Identity", gradIdentity}, {"after", gradIdentity},
     {"sum", gradSum}, {"mean", gradMean}, {"logsumexp", gradLogsumexp}, {"norm", gradNorm},
     {"max", gradMaxMin}, {"min", gradMaxMin},
     {"matmul", gradMatmul}, {"dot", gradDot},

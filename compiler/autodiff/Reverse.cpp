@@ -186,9 +186,15 @@ ssa::Value *Reverse::extractLeaf(Level &at, ssa::Value *v, unsigned leaf, llvm::
   return v;
 }
 
-ssa::Value *Reverse::copyValue(Level &at, ssa::Value *v, llvm::SMRange loc) {
-  if (!v->type.isTuple())
+ssa::Value *Reverse::copyAfter(Level &at, ssa::Value *v, ssa::Value *token, llvm::SMRange loc) {
+  if (!v->type.isTuple()) {
+    Type::Kind k = v->type.kind();
+    bool value = k == Type::Kind::Tensor || k == Type::Kind::Float || k == Type::Kind::Int ||
+                 k == Type::Kind::Bool;
+    if (value && token)
+      return emit(at, "after", {v, token}, {}, loc, v->type);
     return emit(at, "Identity", {v}, {}, loc, v->type);
+  }
   std::vector<ssa::Value *> elems;
   const std::vector<Type> &types = v->type.elements();
   for (size_t e = 0; e < types.size(); ++e) {
@@ -197,7 +203,7 @@ ssa::Value *Reverse::copyValue(Level &at, ssa::Value *v, llvm::SMRange loc) {
     get->attrs["index"] = int64_t(e);
     get->addResult(types[e]);
     size_t pos = at.cursor ? (*at.cursor)++ : SIZE_MAX;
-    elems.push_back(copyValue(at, insertOp(*at.bwd, pos, std::move(get))->result(), loc));
+    elems.push_back(copyAfter(at, insertOp(*at.bwd, pos, std::move(get))->result(), token, loc));
   }
   auto tuple = std::make_unique<ssa::Operation>(ssa::OpKind::Tuple, loc);
   tuple->operands = std::move(elems);
@@ -861,10 +867,17 @@ void Reverse::sweepCheckpoint(Level &level, ssa::Operation &call) {
     recompute->cursor = level.cursor;
     at = recompute.get();
   }
+  // The recomputation starts from copies of the arguments that also wait for the adjoint of
+  // the call's result (after(x, token) is x once token exists). Without that edge the graph
+  // executor would run it as soon as the arguments exist, during the forward pass, and hold
+  // its values as if they had been stored; the copies also keep CSE from merging the
+  // recomputation back into the forward call.
+  ssa::Value *token = nullptr;
+  for (unsigned l = 0; l < numLeaves(call.result()->type) && !token; ++l)
+    token = adjoint(level, {call.result(), l});
   std::vector<ssa::Value *> params;
-  for (ssa::Value *v : call.operands) {
-    params.push_back(copyValue(*at, primal(v, level), call.loc));
-  }
+  for (ssa::Value *v : call.operands)
+    params.push_back(copyAfter(*at, primal(v, level), token, call.loc));
   size_t first = at->bwd->ops.size();
   ssa::Value *ret = d.inlineInto(*call.callee, *at->bwd, params);
   if (!ret)

@@ -88,9 +88,10 @@ public:
   ssa::Value *constLike(Level &at, double v, ssa::Value *like, llvm::SMRange loc);
   /// Leaf `leaf` of `v` (get ops emitted into `at` for a tuple).
   ssa::Value *extractLeaf(Level &at, ssa::Value *v, unsigned leaf, llvm::SMRange loc);
-  /// A fresh copy of `v` at `at`: an Identity of a tensor or scalar, and for a tuple a new
-  /// tuple of copies of its elements (an Identity node takes exactly one value).
-  ssa::Value *copyValue(Level &at, ssa::Value *v, llvm::SMRange loc);
+  /// A fresh copy of `v` at `at` that exists only once `token` does: `after(v, token)` of a
+  /// tensor or number (an Identity of other values, or when `token` is null), and for a tuple
+  /// a new tuple of copies of its elements (one node takes exactly one value).
+  ssa::Value *copyAfter(Level &at, ssa::Value *v, ssa::Value *token, llvm::SMRange loc);
   void fail(llvm::SMRange loc, const std::string &message);
   bool hasFailed() const { return failed; }
   DimContext &dims() { return d.dims(); }

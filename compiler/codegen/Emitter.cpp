@@ -4,9 +4,10 @@
 // 0-d tensor lives in it as a scalar of its dtype (i64, double, float, i32, i1), a tensor as an
 // owned `dlm_tensor*`, a string as a `const char*`. Forwarding nodes share their input's slot.
 // Tensor slots follow one ownership rule: a slot holds one reference, set when its node runs
-// and dropped when the region that owns it ends (the program for the root frame, each
-// iteration for a loop frame; loop-carried variables when the loop exits). Slots start null,
-// so a branch that did not run releases nothing.
+// and dropped right after its last reader in the region that owns it (the program for the root
+// frame, each iteration for a loop frame), or when that region ends (loop-carried variables
+// when the loop exits). Slots start null and are nulled when dropped, so a branch that did not
+// run releases nothing.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/codegen/Emitter.h"
@@ -433,6 +434,7 @@ private:
   template <typename Filter> void emitItems(const Region &region, Filter filter) {
     Guard current;
     llvm::BasicBlock *join = nullptr;
+    const std::vector<std::vector<ValueRef>> &dropAfter = lastReads(region);
     for (const Item &item : region.items) {
       if (!filter(item)) continue;
       if (!item.isLoop()) {
@@ -453,11 +455,58 @@ private:
         emitLoop(item.loop);
       else
         emitNode(g.node(item.node));
+      for (ValueRef v : dropAfter[size_t(&item - region.items.data())]) {
+        release(b, b.CreateLoad(ptrTy, slot(v)));
+        store(v, llvm::ConstantPointerNull::get(ptrTy));
+      }
     }
     if (join) {
       b.CreateBr(join);
       b.SetInsertPoint(join);
     }
+  }
+
+  /// The tensors `region` owns to drop after each of its items (by index in region.items): each
+  /// after its last reader in emission order (a loop's header items, then its body items; a
+  /// child loop reads what any node inside it reads), so that a long iteration (a training
+  /// step) holds only what it still needs. A loop's next values and its Exits' operands are
+  /// read after the items and stay to the iteration's end. Under a guard that does not hold,
+  /// the drop does not run and the region's end releases the value as before.
+  const std::vector<std::vector<ValueRef>> &lastReads(const Region &region) {
+    auto [it, fresh] = dropAfterItem.try_emplace(region.frame);
+    if (!fresh) return it->second;
+    std::vector<std::vector<ValueRef>> &drops = it->second;
+    drops.resize(region.items.size());
+    std::vector<size_t> order;
+    for (bool body : {false, true})
+      for (size_t i = 0; i < region.items.size(); ++i)
+        if (region.items[i].body == body) order.push_back(i);
+    std::map<std::pair<NodeId, uint32_t>, size_t> last;
+    auto read = [&](ValueRef v, size_t item) {
+      ValueRef r = s.resolve(g, v);
+      last[{r.node, r.port}] = item;
+    };
+    for (size_t i : order) {
+      const Item &item = region.items[i];
+      if (item.isLoop()) {
+        for (const Node &n : g.nodes())
+          if (g.frameWithin(n.frame, item.loop))
+            for (ValueRef v : n.inputs) read(v, i);
+      } else if (s.roles[item.node] == NodeRole::Compute || s.roles[item.node] == NodeRole::CondMerge) {
+        for (ValueRef v : g.node(item.node).inputs) read(v, i);
+      }
+    }
+    std::vector<ValueRef> kept = region.mergeNext;
+    for (NodeId x : region.exits) kept.push_back(g.node(x).inputs[0]);
+    for (ValueRef v : kept) {
+      ValueRef r = s.resolve(g, v);
+      last.erase({r.node, r.port});
+    }
+    for (NodeId id : region.owned)
+      for (uint32_t p = 0; p < g.node(id).numResults(); ++p)
+        if (auto l = last.find({id, p}); l != last.end() && repr({id, p}) == Repr::Tensor)
+          drops[l->second].push_back({id, p});
+    return drops;
   }
 
   /// Branches into a new block taken when every term of `guard` holds; returns the join block.
@@ -940,6 +989,7 @@ private:
   std::map<std::string, llvm::Constant *> strings;
   std::map<std::string, llvm::GlobalVariable *> kernelIds;
   std::vector<std::vector<unsigned>> uses, exitUses; ///< see countUses
+  std::map<graph::FrameId, std::vector<std::vector<ValueRef>>> dropAfterItem; ///< see lastReads
   std::unique_ptr<ElementCode> code; ///< elementwise ops as scalar IR and loops
   bool currentBody = false; ///< the item being emitted is in its loop's body
   llvm::AllocaInst *callInputs = nullptr, *callOutputs = nullptr, *scalarTmp = nullptr;

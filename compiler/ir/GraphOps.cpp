@@ -146,6 +146,10 @@ void registerGraphOps(OpRegistry &registry) {
   registry.add(entry("stack_extend", {"stack", "entries"}, inferStackExtend));
   registry.add(entry("stack_tail", {"stack", "n"}, inferStackSplit));
   registry.add(entry("stack_drop", {"stack", "n"}, inferStackSplit));
+  // after(x, token): x, once token exists. A checkpointed call's recomputation starts from its
+  // arguments passed through `after` the adjoint of its result, so it runs in the backward pass
+  // rather than as soon as the arguments exist; no pass looks through it.
+  registry.add(entry("after", {"x", "token"}, inferPassThrough));
 }
 
 } // namespace dlm

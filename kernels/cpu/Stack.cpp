@@ -69,6 +69,12 @@ void stopGradientKernel(Inputs ins, const Attrs &, Outputs &outs) {
   outs.push_back(tensorArg(ins, 0, "stop_gradient"));
 }
 
+/// after(x, token) is x: the executor runs it only once token exists (a checkpoint's ordering).
+void afterKernel(Inputs ins, const Attrs &, Outputs &outs) {
+  expectArity(ins, 2, "after");
+  outs.push_back(tensorArg(ins, 0, "after"));
+}
+
 void stackNewKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   expectArity(ins, 0, "stack_new");
   Shape shape(size_t(attrs.getInt("rank", 0)) + 1, 0);
@@ -205,6 +211,7 @@ void registerStackKernels() {
   registerKernel("stack_drop", Device::CPU, stackDropKernel);
   registerKernel("zeros_like", Device::CPU, zerosLikeKernel);
   registerKernel("stop_gradient", Device::CPU, stopGradientKernel);
+  registerKernel("after", Device::CPU, afterKernel);
   registerKernel("stack_new", Device::CPU, stackNewKernel);
   registerKernel("stack_push", Device::CPU, stackPushKernel);
   registerKernel("stack_top", Device::CPU, stackTopKernel);

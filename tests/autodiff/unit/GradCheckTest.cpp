@@ -124,6 +124,7 @@ std::vector<Case> cases() {
   c.push_back({"avg_pool2d_grad", {mat("a", "1, 1, 4, 4")}, "avg_pool2d(a * a, 2)",
                "1, 1, 2, 2", 2});
   c.push_back({"Identity", {mat("a", "3")}, "checkpoint(inner)(a)", "3", 2});
+  c.push_back({"after", {mat("a", "3")}, "checkpoint(inner)(a)", "3", 2});
   for (const char *op : {"stack_push", "stack_top", "stack_pop"})
     c.push_back({op, {mat("a", "3")}, "looped(a)", "3", 2});
   for (const char *op : {"stack_extend", "stack_tail", "stack_drop"})
