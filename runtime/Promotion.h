@@ -11,14 +11,23 @@
 // kernels (kernels/cpu/CpuKernels.cpp resultType) see only tensors, and rank a 0-d i64, f64 or
 // bool as the language scalar it was lowered from (docs/ir.md) and a 0-d f32 or i32 as a 0-d
 // tensor. Both call this one function, so the engines agree with the types the compiler
-// declares; the one case they cannot agree on is a genuine 0-d f64/i64/bool *tensor* meeting
-// another 0-d operand, which the kernels read as a scalar (docs/runtime.md).
+// declares. Comparisons compute in the wider dtype of their operands in the kernels and in the
+// JIT's inline code (which sees dtypes only, not ranks).
+//
+// Where the graph's reading would compute in another dtype than PyTorch's rule on the true
+// operands — a genuine 0-d f64/i64/bool *tensor* meeting a 0-d operand or a scalar, and any
+// comparison whose operands' dtypes differ from the dtype PyTorch compares in, such as
+// `f32[] <= 0.1` — lowering casts the operands to PyTorch's dtype first (explicitComputeDType
+// below), so every engine computes what PyTorch does.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DLM_RUNTIME_PROMOTION_H
 #define DLM_RUNTIME_PROMOTION_H
 
 #include "runtime/DType.h"
+
+#include <optional>
+#include <string_view>
 
 namespace dlm {
 
@@ -58,6 +67,57 @@ constexpr DType promoteElementwise(PromotionOperand a, PromotionOperand b) {
   }
   if (a.rank != b.rank) return (a.rank > b.rank ? a : b).dtype;
   return widerDType(a.dtype, b.dtype);
+}
+
+/// How an elementwise op's compute dtype follows from its operands' promotion.
+enum class ElementwiseKind : uint8_t { Arithmetic, TrueDivision, Comparison };
+
+/// The promoting elementwise ops (their two promoted operands are the first two, or the last
+/// two of `where`).
+constexpr std::optional<ElementwiseKind> elementwiseKind(std::string_view op) {
+  for (std::string_view a : {"add", "sub", "mul", "floordiv", "mod", "pow", "maximum", "minimum",
+                             "where"})
+    if (op == a) return ElementwiseKind::Arithmetic;
+  for (std::string_view c : {"eq", "ne", "lt", "le", "gt", "ge"})
+    if (op == c) return ElementwiseKind::Comparison;
+  if (op == "div") return ElementwiseKind::TrueDivision;
+  return std::nullopt;
+}
+
+/// The dtype PyTorch computes an op of `kind` in: true division of integers gives the default
+/// float (f64 for two Python numbers, as Python's `/`).
+constexpr DType computeDType(ElementwiseKind kind, PromotionOperand a, PromotionOperand b) {
+  DType d = promoteElementwise(a, b);
+  if (kind != ElementwiseKind::TrueDivision || isFloat(d)) return d;
+  bool scalars = a.rank == OperandRank::Scalar && b.rank == OperandRank::Scalar;
+  return scalars ? DType::F64 : DType::F32;
+}
+
+/// The dtype the kernels and the JIT compute an op of `kind` in from its graph operands (of
+/// `rank` dims; see the file comment).
+constexpr DType graphComputeDType(ElementwiseKind kind, DType a, int64_t rankA, DType b,
+                                  int64_t rankB) {
+  if (kind == ElementwiseKind::Comparison) return widerDType(a, b);
+  return computeDType(kind, {a, runtimeOperandRank(a, rankA)}, {b, runtimeOperandRank(b, rankB)});
+}
+
+/// For promoting op `op` on two operands as the language types them (rank -1: a Python
+/// scalar, which lowers to a 0-d tensor): the dtype to cast both to so that the graph computes
+/// in PyTorch's dtype, or nullopt when it already does.
+constexpr std::optional<DType> explicitComputeDType(std::string_view op, DType a, int64_t rankA,
+                                                    DType b, int64_t rankB) {
+  std::optional<ElementwiseKind> kind = elementwiseKind(op);
+  if (!kind) return std::nullopt;
+  auto operand = [](DType t, int64_t rank) {
+    OperandRank r = rank < 0    ? OperandRank::Scalar
+                    : rank == 0 ? OperandRank::ZeroDim
+                                : OperandRank::Dimensioned;
+    return PromotionOperand{t, r};
+  };
+  DType want = computeDType(*kind, operand(a, rankA), operand(b, rankB));
+  DType got = graphComputeDType(*kind, a, rankA < 0 ? 0 : rankA, b, rankB < 0 ? 0 : rankB);
+  if (want == got || want == DType::Bool) return std::nullopt;
+  return want;
 }
 
 } // namespace dlm

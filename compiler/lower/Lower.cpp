@@ -18,6 +18,7 @@
 #include "compiler/autodiff/Autodiff.h"
 #include "compiler/frontend/Diagnostics.h"
 #include "compiler/ir/Verifier.h"
+#include "runtime/Promotion.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
@@ -322,8 +323,8 @@ private:
 
   void lowerBuiltin(const ssa::Operation &op, Scope &scope, Context &ctx) {
     std::vector<const ssa::Value *> results = raw(op.results);
-    NodeId id = emit(ctx, op.info->name, lookupAll(op.operands, scope), flatTypes(results),
-                     op.loc, op.attrs);
+    Values inputs = castToComputeDType(op, lookupAll(op.operands, scope), ctx);
+    NodeId id = emit(ctx, op.info->name, std::move(inputs), flatTypes(results), op.loc, op.attrs);
     if (!op.gradOf.empty())
       g.node(id).loc.gradOf = g.internFile(op.gradOf);
     if (op.info->sideEffects)
@@ -332,6 +333,32 @@ private:
     for (uint32_t i = 0; i < g.node(id).numResults(); ++i)
       outs.push_back(Graph::value(id, i));
     bind(results, outs, scope);
+  }
+
+  /// A Python scalar lowers to a 0-d tensor, so the graph reads every 0-d f64/i64/bool as one
+  /// and compares in the wider dtype (runtime/Promotion.h). Where PyTorch's rule on the
+  /// operands as sema types them computes in another dtype (a genuine 0-d f64 tensor, or
+  /// `f32[] <= 0.1`), the two promoted operands are cast to that dtype first.
+  Values castToComputeDType(const ssa::Operation &op, Values inputs, Context &ctx) {
+    size_t first = op.info->name == "where" ? 1 : 0;
+    if (op.operands.size() != first + 2)
+      return inputs;
+    auto rankOf = [](const Type &t) { return t.isTensor() ? int64_t(t.rank()) : int64_t(-1); };
+    const Type &a = op.operands[first]->type, &b = op.operands[first + 1]->type;
+    std::optional<DType> want =
+        explicitComputeDType(op.info->name, a.dtype(), rankOf(a), b.dtype(), rankOf(b));
+    for (size_t i = first; want && i < first + 2; ++i) {
+      const Type &t = g.typeOf(inputs[i]);
+      if (t.dtype() == *want)
+        continue;
+      Attrs attrs;
+      attrs.emplace("dtype", *want);
+      NodeId cast = emit(ctx, "cast", {inputs[i]}, {Type::tensor(*want, t.shape())}, op.loc, attrs);
+      if (!op.gradOf.empty())
+        g.node(cast).loc.gradOf = g.internFile(op.gradOf);
+      inputs[i] = Graph::value(cast);
+    }
+    return inputs;
   }
 
   void lowerGet(const ssa::Operation &op, Scope &scope) {

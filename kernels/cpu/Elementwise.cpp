@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "kernels/cpu/CpuKernels.h"
 #include "kernels/cpu/FastMath.h"
+#include "runtime/Promotion.h"
 #include "runtime/Random.h"
 #include "runtime/Strided.h"
 
@@ -182,9 +183,10 @@ template <BinKind K> void binaryKernel(Inputs ins, const Attrs &, Outputs &outs)
   expectArity(ins, 2, op);
   const Tensor &a = tensorArg(ins, 0, op), &b = tensorArg(ins, 1, op);
   Shape shape = broadcastShapes(a, b);
-  DType dt = resultType(a, b);
+  DType dt = graphComputeDType(K == BinKind::Div ? ElementwiseKind::TrueDivision
+                                                 : ElementwiseKind::Arithmetic,
+                               a.dtype(), a.rank(), b.dtype(), b.rank());
   if (dt == DType::Bool && K != BinKind::Max && K != BinKind::Min) dt = DType::I64;
-  if (K == BinKind::Div) dt = floatResultType(dt, readsAsScalar(a) && readsAsScalar(b));
   Tensor ca = as(a, dt), cb = as(b, dt);
   Tensor out = Tensor::empty(dt, shape);
   dispatchDType(dt, [&]<typename T>() {
@@ -219,7 +221,8 @@ template <CmpKind K> void compareKernel(Inputs ins, const Attrs &, Outputs &outs
       return K == CmpKind::And ? (x && y) : (x || y);
     });
   } else {
-    DType dt = promoteTypes(a.dtype(), b.dtype());
+    DType dt = graphComputeDType(ElementwiseKind::Comparison, a.dtype(), a.rank(), b.dtype(),
+                                 b.rank());
     Tensor ca = as(a, dt), cb = as(b, dt);
     dispatchDType(dt, [&]<typename T>() {
       binaryLoop<T, T, bool>(out, ca, cb, [](T x, T y) {
