@@ -1,5 +1,6 @@
 //===- runtime/CApi.cpp - The C ABI over tensors and kernels -------------===//
 #include "runtime/CApi.h"
+#include "kernels/cpu/StackOps.h"
 #include "runtime/Kernel.h"
 #include "runtime/Random.h"
 
@@ -61,10 +62,30 @@ template <typename Make> dlm_tensor *makeTensor(Make &&make) {
   return out;
 }
 
-int callWith(int32_t id, std::vector<Value> &ins, const dlm_attrs *attrs, dlm_tensor **outputs,
-             int32_t maxOutputs, int32_t *nOutputs) {
+/// The operand and result lists of one thread's kernel calls, reused from call to call so that
+/// a call allocates no vector (a dispatch-bound loop makes millions). A kernel that calls the
+/// C ABI again, or a call during the thread's exit, gets lists of its own.
+struct CallLists {
+  std::vector<Value> ins, outs;
+  bool busy = false;
+};
+thread_local bool callListsGone = false;
+struct ThreadCallLists : CallLists {
+  ~ThreadCallLists() { callListsGone = true; }
+};
+thread_local ThreadCallLists callLists;
+
+/// Runs kernel `id` on operands that `fill(ins)` appends.
+template <typename Fill>
+int callWith(int32_t id, Fill &&fill, const dlm_attrs *attrs, dlm_tensor **outputs, int32_t maxOutputs,
+             int32_t *nOutputs) {
   if (nOutputs) *nOutputs = 0;
-  return capture([&] {
+  CallLists own;
+  CallLists &lists = callListsGone || callLists.busy ? own : callLists;
+  lists.busy = true;
+  int status = capture([&] {
+    std::vector<Value> &ins = lists.ins, &outs = lists.outs;
+    fill(ins);
     // A node placed on a GPU may also read host scalars: any operand off the CPU picks the device.
     Device device = Device::CPU;
     for (const Value &v : ins)
@@ -75,14 +96,30 @@ int callWith(int32_t id, std::vector<Value> &ins, const dlm_attrs *attrs, dlm_te
     const KernelInfo *k = kernelById(id, device);
     if (!k) throw Error("no kernel with id " + std::to_string(id) + " on " + deviceName(device));
     static const Attrs noAttrs;
-    std::vector<Value> outs;
     Status s = callKernel(*k, ins, attrs ? attrs->attrs : noAttrs, outs);
     if (!s) throw Error(s.message());
-    check((int32_t)outs.size() <= maxOutputs,
-          "'" + k->name + "' produced " + std::to_string(outs.size()) + " outputs, room for " +
-              std::to_string(maxOutputs));
+    if ((int32_t)outs.size() > maxOutputs)
+      throw Error("'" + k->name + "' produced " + std::to_string(outs.size()) + " outputs, room for " +
+                  std::to_string(maxOutputs));
     for (size_t i = 0; i < outs.size(); ++i) outputs[i] = handle(outs[i].tensor());
     if (nOutputs) *nOutputs = (int32_t)outs.size();
+  });
+  lists.ins.clear();
+  lists.outs.clear();
+  lists.busy = false;
+  return status;
+}
+
+/// A stack read (dlm_stack_top, dlm_stack_pop): the CPU function directly, the device's kernel
+/// for a stack elsewhere.
+dlm_tensor *stackRead(const dlm_tensor *s, const char *op, Tensor (*onCpu)(const Tensor &)) {
+  return makeTensor([&] {
+    Tensor stack = borrow(s);
+    if (stack.device() == Device::CPU) return onCpu(stack);
+    std::vector<Value> outs;
+    Status status = callKernel(op, {Value(stack)}, Attrs(), outs);
+    if (!status) throw Error(status.message());
+    return outs.at(0).tensor();
   });
 }
 
@@ -161,22 +198,24 @@ int32_t dlm_kernel_id(const char *name) {
 
 int dlm_kernel_call(int32_t id, dlm_tensor *const *inputs, int32_t nInputs, const dlm_attrs *attrs,
                     dlm_tensor **outputs, int32_t maxOutputs, int32_t *nOutputs) {
-  std::vector<Value> ins;
-  for (int32_t i = 0; i < nInputs; ++i) ins.emplace_back(borrow(inputs[i]));
-  return callWith(id, ins, attrs, outputs, maxOutputs, nOutputs);
+  auto fill = [&](std::vector<Value> &ins) {
+    for (int32_t i = 0; i < nInputs; ++i) ins.emplace_back(borrow(inputs[i]));
+  };
+  return callWith(id, fill, attrs, outputs, maxOutputs, nOutputs);
 }
 
 int dlm_kernel_call_values(int32_t id, const dlm_value *inputs, int32_t nInputs,
                            const dlm_attrs *attrs, dlm_tensor **outputs, int32_t maxOutputs,
                            int32_t *nOutputs) {
-  std::vector<Value> ins;
-  for (int32_t i = 0; i < nInputs; ++i) {
-    if (inputs[i].tensor)
-      ins.emplace_back(borrow(inputs[i].tensor));
-    else
-      ins.emplace_back(std::string(inputs[i].str ? inputs[i].str : ""));
-  }
-  return callWith(id, ins, attrs, outputs, maxOutputs, nOutputs);
+  auto fill = [&](std::vector<Value> &ins) {
+    for (int32_t i = 0; i < nInputs; ++i) {
+      if (inputs[i].tensor)
+        ins.emplace_back(borrow(inputs[i].tensor));
+      else
+        ins.emplace_back(std::string(inputs[i].str ? inputs[i].str : ""));
+    }
+  };
+  return callWith(id, fill, attrs, outputs, maxOutputs, nOutputs);
 }
 
 dlm_tensor *dlm_tensor_scalar_f32(float v) {
@@ -233,8 +272,26 @@ dlm_tensor *dlm_tensor_output_like(dlm_tensor *donor, int32_t dtype, const dlm_t
         (int32_t)d->dtype == dtype && d->shape == l->shape && dlm_tensor_dense_data(donor))
       return donor;
   }
-  return dlm_tensor_empty(dtype, (int32_t)l->shape.size(), l->shape.data());
+  return makeTensor([&] { return Tensor::empty(needDType(dtype), l->shape); });
 }
+
+dlm_tensor *dlm_tensor_slice(const dlm_tensor *t, int32_t rank, const int64_t *start, const int64_t *shape) {
+  return makeTensor([&] {
+    const TensorImpl *x = impl(t);
+    check(rank == (int32_t)x->shape.size(), "dlm_tensor_slice: rank mismatch");
+    int64_t offset = x->offset;
+    for (int32_t d = 0; d < rank; ++d) {
+      check(start[d] >= 0 && shape[d] >= 0 && start[d] + shape[d] <= x->shape[d], "dlm_tensor_slice: out of bounds");
+      offset += start[d] * x->strides[d];
+    }
+    thread_local Shape viewShape; // (no vector allocated per view)
+    viewShape.assign(shape, shape + rank);
+    return borrow(t).view(viewShape, x->strides, offset);
+  });
+}
+
+dlm_tensor *dlm_stack_top(const dlm_tensor *s) { return stackRead(s, "stack_top", cpu::stackTop); }
+dlm_tensor *dlm_stack_pop(const dlm_tensor *s) { return stackRead(s, "stack_pop", cpu::stackPop); }
 
 void dlm_set_error(const char *message) { lastError = message ? message : ""; }
 

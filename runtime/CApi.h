@@ -115,6 +115,13 @@ void *dlm_tensor_dense_data(const dlm_tensor *t);
  * that dtype and shape (the caller's reference moves to the result: in-place update), else a
  * new dense tensor. `donor` may be NULL. Returns NULL on allocation failure. */
 dlm_tensor *dlm_tensor_output_like(dlm_tensor *donor, int32_t dtype, const dlm_tensor *like);
+/* A view of t (same buffer and strides) of `shape`, starting at multi-index `start` (rank
+ * entries each): a slice with unit steps whose bounds codegen resolved. NULL on failure. */
+dlm_tensor *dlm_tensor_slice(const dlm_tensor *t, int32_t rank, const int64_t *start, const int64_t *shape);
+/* stack_top(s) and stack_pop(s) (docs/ops.md) without the generic kernel dispatch: what a
+ * loop's gradient runs every iteration. A new reference, or NULL with the kernel's error. */
+dlm_tensor *dlm_stack_top(const dlm_tensor *s);
+dlm_tensor *dlm_stack_pop(const dlm_tensor *s);
 /* Sets the message dlm_last_error() returns (an error detected by generated code). */
 void dlm_set_error(const char *message);
 /* Records where in the .dlm program the last error happened: file, line, column and the text

@@ -3,6 +3,7 @@
 #include "kernels/cpu/CpuKernels.h"
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -113,6 +114,9 @@ struct Table {
   // kernels[device][id]; unique_ptr keeps KernelInfo addresses stable.
   std::vector<std::unique_ptr<KernelInfo>> kernels[kNumDevices];
 
+  /// Bumped (under `mu`) by every change to `kernels`, so threads can keep a copy (byIdCache).
+  std::atomic<uint64_t> generation{1};
+
   int32_t idLocked(std::string_view name) {
     auto it = ids.find(std::string(name));
     if (it != ids.end()) return it->second;
@@ -120,9 +124,22 @@ struct Table {
     names.emplace_back(name);
     ids.emplace(std::string(name), id);
     for (auto &k : kernels) k.resize(names.size());
+    generation.fetch_add(1, std::memory_order_release);
     return id;
   }
 };
+
+/// A thread's copy of the kernel table's pointers for kernelById: generated code calls a kernel
+/// by id for every op it runs, and the table's mutex would be taken each time. Valid while the
+/// table's generation is unchanged.
+struct ByIdCache {
+  uint64_t generation = 0;
+  std::vector<const KernelInfo *> kernels[kNumDevices];
+  ~ByIdCache() { byIdCacheGone = true; }
+  static thread_local bool byIdCacheGone;
+};
+thread_local bool ByIdCache::byIdCacheGone = false;
+thread_local ByIdCache byIdCache;
 
 Table &table() {
   static Table t;
@@ -142,6 +159,7 @@ void registerKernel(std::string_view name, Device device, KernelFn fn) {
   int32_t id = t.idLocked(name);
   t.kernels[(int)device][id] =
       std::make_unique<KernelInfo>(KernelInfo{std::string(name), device, fn, id});
+  t.generation.fetch_add(1, std::memory_order_release);
 }
 
 const KernelInfo *findKernel(std::string_view name, Device device) {
@@ -163,6 +181,19 @@ int32_t kernelId(std::string_view name) {
 const KernelInfo *kernelById(int32_t id, Device device) {
   ensureBuiltins();
   Table &t = table();
+  if (!ByIdCache::byIdCacheGone) {
+    ByIdCache &c = byIdCache;
+    if (c.generation != t.generation.load(std::memory_order_acquire)) {
+      std::lock_guard<std::mutex> lock(t.mu);
+      c.generation = t.generation.load(std::memory_order_relaxed);
+      for (int d = 0; d < kNumDevices; ++d) {
+        c.kernels[d].clear();
+        for (const auto &k : t.kernels[d]) c.kernels[d].push_back(k.get());
+      }
+    }
+    const std::vector<const KernelInfo *> &ks = c.kernels[(int)device];
+    return id >= 0 && id < (int32_t)ks.size() ? ks[id] : nullptr;
+  }
   std::lock_guard<std::mutex> lock(t.mu);
   if (id < 0 || id >= (int32_t)t.names.size()) return nullptr;
   return t.kernels[(int)device][id].get();

@@ -22,6 +22,7 @@
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -596,7 +597,61 @@ private:
     if (n.op == "const" && emitConst(n)) return;
     if (allScalar(n) && emitScalarOp(n)) return;
     if (emitElementwise(n)) return;
+    if (emitStaticSlice(n) || emitStackRead(n)) return;
     emitKernelCall(n);
+  }
+
+  /// stack_top and stack_pop (a loop gradient's reads of its saved values, every iteration)
+  /// call their C ABI entries directly: no operand array, attributes or kernel lookup.
+  bool emitStackRead(const Node &n) {
+    if ((n.op != "stack_top" && n.op != "stack_pop") || n.inputs.size() != 1 || n.numResults() != 1 ||
+        repr(n.inputs[0]) != Repr::Tensor || repr({n.id, 0}) != Repr::Tensor)
+      return false;
+    llvm::Value *t = b.CreateCall(rt(n.op == "stack_top" ? "dlm_stack_top" : "dlm_stack_pop", ptrTy, {ptrTy}),
+                                  {load(n.inputs[0])});
+    checkFailure(b.CreateIsNull(t), n);
+    store({n.id, 0}, t);
+    return true;
+  }
+
+  /// A `slice` with constant bounds and unit steps of an operand of static shape: its start
+  /// index and shape are known here (Python's clamping done at compile time, as the kernel
+  /// does it at run time), so the view is made without the kernel (`dlm_tensor_slice`, which
+  /// reads only the operand's strides and offset). An LSTM step slices its gates this way.
+  bool emitStaticSlice(const Node &n) {
+    if (n.op != "slice" || n.inputs.size() != 1 || n.numResults() != 1 ||
+        repr(n.inputs[0]) != Repr::Tensor || repr({n.id, 0}) != Repr::Tensor)
+      return false;
+    const Shape &in = g.typeOf(n.inputs[0]).shape(), &out = n.results[0].shape();
+    auto ints = [&](const char *name) -> const std::vector<int64_t> * {
+      const AttrValue *a = n.attr(name);
+      return a ? std::get_if<std::vector<int64_t>>(a) : nullptr;
+    };
+    const std::vector<int64_t> *begin = ints("begin"), *end = ints("end"), *step = ints("step");
+    size_t rank = in.size();
+    if (!begin || !end || !step || begin->size() != rank || end->size() != rank ||
+        step->size() != rank || out.size() != rank)
+      return false;
+    std::vector<int64_t> start, shape;
+    for (size_t d = 0; d < rank; ++d) {
+      int64_t first = (*begin)[d];
+      if ((*step)[d] != 1 || first == kDynamicIndex || (*end)[d] == kDynamicIndex ||
+          !in[d].isStatic() || !out[d].isStatic())
+        return false;
+      int64_t size = in[d].size(), len = out[d].size();
+      if (first == kSliceToEnd) first = 0;
+      if (first < 0) first += size;
+      first = std::clamp<int64_t>(first, 0, size);
+      if (first + len > size) return false;
+      start.push_back(len > 0 ? first : 0);
+      shape.push_back(len);
+    }
+    llvm::Value *view = b.CreateCall(rt("dlm_tensor_slice", ptrTy, {ptrTy, i32(), ptrTy, ptrTy}),
+                                     {load(n.inputs[0]), b.getInt32((int)rank), constArray<int64_t>(start),
+                                      constArray<int64_t>(shape)});
+    checkFailure(b.CreateIsNull(view), n);
+    store({n.id, 0}, view);
+    return true;
   }
 
   void emitCondMerge(const Node &n) {

@@ -40,21 +40,33 @@ const Tensor &tensorArg(Inputs ins, size_t i, const char *op) {
   return t;
 }
 
-Shape broadcastShapes(const Shape &a, const Shape &b, const std::string &what) {
+namespace {
+/// The broadcast of a and b into `out`; false when they do not broadcast.
+bool broadcastInto(const Shape &a, const Shape &b, Shape &out) {
   size_t r = std::max(a.size(), b.size());
-  Shape out(r);
+  out.resize(r);
   for (size_t i = 0; i < r; ++i) {
     int64_t da = i < r - a.size() ? 1 : a[i - (r - a.size())];
     int64_t db = i < r - b.size() ? 1 : b[i - (r - b.size())];
-    if (da != db && da != 1 && db != 1) throw Error(what);
+    if (da != db && da != 1 && db != 1) return false;
     out[i] = da == 1 ? db : da;
   }
+  return true;
+}
+} // namespace
+
+Shape broadcastShapes(const Shape &a, const Shape &b, const std::string &what) {
+  Shape out;
+  if (!broadcastInto(a, b, out)) throw Error(what);
   return out;
 }
 
 Shape broadcastShapes(const Tensor &a, const Tensor &b) {
-  return broadcastShapes(a.shape(), b.shape(),
-                         "cannot broadcast " + a.typeString() + " with " + b.typeString());
+  // Every elementwise kernel call comes here: the message is built only on failure.
+  Shape out;
+  if (!broadcastInto(a.shape(), b.shape(), out))
+    throw Error("cannot broadcast " + a.typeString() + " with " + b.typeString());
+  return out;
 }
 
 namespace {

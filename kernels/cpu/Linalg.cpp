@@ -69,21 +69,24 @@ void intGemm(int64_t m, int64_t n, int64_t k, const T *a, int64_t ars, int64_t a
 }
 
 Tensor matmul(Tensor a, Tensor b, const char *op) {
-  check(a.rank() >= 1 && b.rank() >= 1, std::string("'") + op + "' needs operands of rank >= 1, got " +
-                                            a.typeString() + " and " + b.typeString());
+  // (Messages are built only on failure: a small matmul in a loop must not format strings.)
+  if (a.rank() < 1 || b.rank() < 1)
+    throw Error(std::string("'") + op + "' needs operands of rank >= 1, got " + a.typeString() +
+                " and " + b.typeString());
   bool aVec = a.rank() == 1, bVec = b.rank() == 1;
   if (aVec) a = a.reshape({1, a.dim(0)});
   if (bVec) b = b.reshape({b.dim(0), 1});
   int64_t ra = a.rank(), rb = b.rank();
   int64_t m = a.dim(ra - 2), k = a.dim(ra - 1), k2 = b.dim(rb - 2), n = b.dim(rb - 1);
-  std::string mismatch = "cannot multiply " + a.typeString() + " by " + b.typeString() +
-                         ": inner dimensions " + std::to_string(k) + " and " +
-                         std::to_string(k2) + " differ";
-  check(k == k2, mismatch);
-  Shape batch = broadcastShapes(Shape(a.shape().begin(), a.shape().end() - 2),
-                                Shape(b.shape().begin(), b.shape().end() - 2),
-                                "cannot broadcast the batch dimensions of " + a.typeString() +
-                                    " and " + b.typeString());
+  if (k != k2)
+    throw Error("cannot multiply " + a.typeString() + " by " + b.typeString() + ": inner dimensions " +
+                std::to_string(k) + " and " + std::to_string(k2) + " differ");
+  Shape batch;
+  if (ra > 2 || rb > 2)
+    batch = broadcastShapes(Shape(a.shape().begin(), a.shape().end() - 2),
+                            Shape(b.shape().begin(), b.shape().end() - 2),
+                            "cannot broadcast the batch dimensions of " + a.typeString() + " and " +
+                                b.typeString());
   DType dt = promoteTypes(a.dtype(), b.dtype());
   if (dt == DType::Bool) dt = DType::I64;
   if (a.dtype() != dt) a = a.to(dt);
@@ -198,12 +201,12 @@ template <typename T> void addBiasRows(T *out, const T *bias, int64_t rows, int6
 } // namespace
 
 void addBiasInPlace(Tensor &out, const Tensor &bias, bool relu, const char *op) {
-  check(isFloat(out.dtype()) && bias.dtype() == out.dtype() &&
-            broadcastShapes(out, bias) == out.shape(),
-        std::string("'") + op + "' needs a float product and a bias of its dtype that broadcasts " +
-            "to it, got " + out.typeString() + " and " + bias.typeString());
-  if (isBiasRow(out, bias)) {
-    int64_t n = out.dim(out.rank() - 1), rows = n ? out.numel() / n : 0;
+  if (!isFloat(out.dtype()) || bias.dtype() != out.dtype() || broadcastShapes(out, bias) != out.shape())
+    throw Error(std::string("'") + op + "' needs a float product and a bias of its dtype that " +
+                "broadcasts to it, got " + out.typeString() + " and " + bias.typeString());
+  bool sameShape = bias.shape() == out.shape() && out.isContiguous() && bias.isContiguous();
+  if (sameShape || isBiasRow(out, bias)) { // (a same-shape addend: a gradient accumulator, one row)
+    int64_t n = sameShape ? out.numel() : out.dim(out.rank() - 1), rows = n ? out.numel() / n : 0;
     dispatchDType(out.dtype(), [&]<typename T>() {
       if constexpr (std::is_floating_point_v<T>) addBiasRows(out.data<T>(), bias.data<T>(), rows, n, relu);
     });

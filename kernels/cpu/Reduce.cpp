@@ -33,9 +33,9 @@ ReducePlan planReduce(const Tensor &x, std::vector<int64_t> axes, bool keepdims,
   p.reduced.assign(r, axes.empty());
   for (int64_t a : axes) {
     int64_t n = normalizeAxis(a, r, "reduction axis");
-    check(r > 0, std::string("'") + op + "': cannot reduce a 0-d tensor over axis " +
-                     std::to_string(a));
-    check(!p.reduced[n], std::string("'") + op + "': repeated axis " + std::to_string(a));
+    if (r == 0) // (messages built only on failure: sum_to runs in every gradient loop step)
+      throw Error(std::string("'") + op + "': cannot reduce a 0-d tensor over axis " + std::to_string(a));
+    if (p.reduced[n]) throw Error(std::string("'") + op + "': repeated axis " + std::to_string(a));
     p.reduced[n] = true;
   }
   for (int64_t i = 0; i < r; ++i) {

@@ -70,8 +70,8 @@ Tensor sliceView(const Tensor &x, const Attrs &attrs, Inputs ins, size_t firstBo
         v = intOperand(ins, next++, "slice");
       }
   int64_t r = x.rank();
-  check((int64_t)begin.size() <= r && (int64_t)end.size() <= r && (int64_t)step.size() <= r,
-        "slice of " + x.typeString() + " has more bounds than dimensions");
+  if ((int64_t)begin.size() > r || (int64_t)end.size() > r || (int64_t)step.size() > r)
+    throw Error("slice of " + x.typeString() + " has more bounds than dimensions");
   Shape shape = x.shape(), strides = x.strides();
   int64_t offset = x.offset();
   for (int64_t d = 0; d < r; ++d) {
@@ -118,7 +118,7 @@ int64_t checkedIndex(int64_t i, int64_t size, int64_t axis) {
 
 /// The integer index operand as normalised int64 values.
 std::vector<int64_t> indexValues(const Tensor &i, int64_t size, int64_t axis) {
-  check(isInteger(i.dtype()), "index must be an integer tensor, got " + i.typeString());
+  if (!isInteger(i.dtype())) throw Error("index must be an integer tensor, got " + i.typeString());
   Tensor c = i.to(DType::I64);
   std::vector<int64_t> v(c.numel());
   for (size_t k = 0; k < v.size(); ++k) v[k] = checkedIndex(c.data<int64_t>()[k], size, axis);
@@ -133,7 +133,7 @@ constexpr char kIndex[] = "index", kGather[] = "gather";
 template <const char *Op> void takeKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   expectArity(ins, 2, Op);
   const Tensor &x = tensorArg(ins, 0, Op), &i = tensorArg(ins, 1, Op);
-  check(x.rank() > 0, std::string(Op) + ": cannot index a 0-d tensor");
+  if (x.rank() == 0) throw Error(std::string(Op) + ": cannot index a 0-d tensor");
   int64_t axis = normalizeAxis(attrs.getInt("axis", 0), x.rank(), "index axis");
   std::vector<int64_t> idx = indexValues(i, x.dim(axis), axis);
   if (i.rank() == 0) {

@@ -17,8 +17,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kernels/cpu/CpuKernels.h"
+#include "kernels/cpu/StackOps.h"
 #include "runtime/StackStats.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 
@@ -85,8 +87,9 @@ void stackPushKernel(Inputs ins, const Attrs &, Outputs &outs) {
   expectArity(ins, 2, "stack_push");
   const Tensor &s = tensorArg(ins, 0, "stack_push");
   Tensor x = tensorArg(ins, 1, "stack_push").contiguous();
-  check(s.rank() == x.rank() + 1, "stack_push: a stack of rank " + std::to_string(s.rank()) +
-                                      " cannot hold " + x.typeString());
+  if (s.rank() != x.rank() + 1) // (not check(): the message is built only on failure)
+    throw Error("stack_push: a stack of rank " + std::to_string(s.rank()) + " cannot hold " +
+                x.typeString());
   outs.push_back(appendEntries(s, x, 1, x.shape(), "stack_push"));
 }
 
@@ -104,18 +107,12 @@ Tensor entriesView(const Tensor &s, int64_t from, int64_t count) {
 
 void stackTopKernel(Inputs ins, const Attrs &, Outputs &outs) {
   expectArity(ins, 1, "stack_top");
-  Tensor s = tensorArg(ins, 0, "stack_top").contiguous();
-  check(s.rank() >= 1 && s.dim(0) > 0, "stack_top: the stack is empty");
-  Shape entry = entryShape(s);
-  outs.push_back(s.view(entry, contiguousStrides(entry),
-                        s.offset() + (s.dim(0) - 1) * numelOf(entry)));
+  outs.push_back(stackTop(tensorArg(ins, 0, "stack_top")));
 }
 
 void stackPopKernel(Inputs ins, const Attrs &, Outputs &outs) {
   expectArity(ins, 1, "stack_pop");
-  Tensor s = tensorArg(ins, 0, "stack_pop").contiguous();
-  check(s.rank() >= 1 && s.dim(0) > 0, "stack_pop: the stack is empty");
-  outs.push_back(entriesView(s, 0, s.dim(0) - 1));
+  outs.push_back(stackPop(tensorArg(ins, 0, "stack_pop")));
 }
 
 /// Appends in place when s is contiguous on the CPU and ends at its buffer's claimed mark with
@@ -163,9 +160,9 @@ Tensor appendCopy(const Tensor &s, const Tensor &entries, int64_t count, const S
 Tensor appendEntries(const Tensor &s, const Tensor &entries, int64_t count, const Shape &entry,
                      const char *op) {
   int64_t n = s.dim(0);
-  check(n == 0 || count == 0 || entryShape(s) == entry,
-        std::string(op) + ": a value saved for the gradient changed shape between loop "
-                          "iterations (" + entries.typeString() + ")");
+  if (n != 0 && count != 0 && !std::equal(s.shape().begin() + 1, s.shape().end(), entry.begin(), entry.end()))
+    throw Error(std::string(op) + ": a value saved for the gradient changed shape between loop "
+                                  "iterations (" + entries.typeString() + ")");
   Tensor src = n == 0 ? entries : entries.to(s.dtype());
   Tensor out = appendInPlace(s, src, count);
   if (!out)
@@ -204,6 +201,26 @@ void stackDropKernel(Inputs ins, const Attrs &, Outputs &outs) {
 }
 
 } // namespace
+
+Tensor stackTop(const Tensor &stack) {
+  Tensor s = stack.contiguous();
+  check(s.rank() >= 1 && s.dim(0) > 0, "stack_top: the stack is empty");
+  // The entry's shape and strides: s's without dim 0 (contiguous), in per-thread scratch so
+  // that a gradient loop's every iteration allocates no vector here.
+  thread_local Shape entry, strides;
+  entry.assign(s.shape().begin() + 1, s.shape().end());
+  strides.assign(s.strides().begin() + 1, s.strides().end());
+  return s.view(entry, strides, s.offset() + (s.dim(0) - 1) * s.strides()[0]);
+}
+
+Tensor stackPop(const Tensor &stack) {
+  Tensor s = stack.contiguous();
+  check(s.rank() >= 1 && s.dim(0) > 0, "stack_pop: the stack is empty");
+  thread_local Shape shape;
+  shape.assign(s.shape().begin(), s.shape().end());
+  shape[0] -= 1;
+  return s.view(shape, s.strides(), s.offset());
+}
 
 void registerStackKernels() {
   registerKernel("stack_extend", Device::CPU, stackExtendKernel);

@@ -34,6 +34,79 @@ TEST(CApi, CreateCallRelease) {
   dlm_tensor_release(a);
 }
 
+// dlm_tensor_slice (codegen's static slices) is the view the `slice` kernel makes, also of a
+// view; bounds outside the tensor are an error, not a wild view.
+TEST(CApi, SliceViewMatchesTheKernel) {
+  int64_t shape[2] = {4, 6};
+  float data[24];
+  for (int i = 0; i < 24; ++i) data[i] = (float)i;
+  dlm_tensor *a = dlm_tensor_from_data(DLM_F32, 2, shape, data);
+  int32_t transpose = dlm_kernel_id("transpose");
+  dlm_tensor *t = nullptr; // [6, 4], strides [1, 6]
+  ASSERT_EQ(dlm_kernel_call(transpose, &a, 1, nullptr, &t, 1, nullptr), 0) << dlm_last_error();
+  int64_t start[2] = {1, 2}, size[2] = {3, 2};
+  dlm_tensor *v = dlm_tensor_slice(t, 2, start, size);
+  ASSERT_NE(v, nullptr) << dlm_last_error();
+  dlm_attrs *attrs = dlm_attrs_new();
+  int64_t begin[2] = {1, 2}, end[2] = {4, 4}, step[2] = {1, 1};
+  dlm_attrs_set_ints(attrs, "begin", begin, 2);
+  dlm_attrs_set_ints(attrs, "end", end, 2);
+  dlm_attrs_set_ints(attrs, "step", step, 2);
+  dlm_tensor *k = nullptr;
+  ASSERT_EQ(dlm_kernel_call(dlm_kernel_id("slice"), &t, 1, attrs, &k, 1, nullptr), 0) << dlm_last_error();
+  ASSERT_EQ(dlm_tensor_rank(v), 2);
+  for (int d = 0; d < 2; ++d) {
+    EXPECT_EQ(dlm_tensor_shape(v)[d], dlm_tensor_shape(k)[d]);
+    EXPECT_EQ(dlm_tensor_strides(v)[d], dlm_tensor_strides(k)[d]);
+  }
+  EXPECT_EQ(dlm_tensor_data(v), dlm_tensor_data(k));
+  EXPECT_EQ(*static_cast<const float *>(dlm_tensor_data(v)), 13.0f); // t[1, 2] = a[2, 1]
+  int64_t past[2] = {4, 2};
+  EXPECT_EQ(dlm_tensor_slice(t, 2, past, size), nullptr);
+  EXPECT_NE(std::strstr(dlm_last_error(), "out of bounds"), nullptr);
+  EXPECT_EQ(dlm_tensor_slice(t, 1, start, size), nullptr);
+  dlm_attrs_free(attrs);
+  for (dlm_tensor *x : {k, v, t, a}) dlm_tensor_release(x);
+}
+
+// dlm_stack_top / dlm_stack_pop (generated code's direct calls) read what the kernels read, and
+// an empty stack is the kernels' error.
+TEST(CApi, StackReadsMatchTheKernels) {
+  int64_t entry[2] = {1, 3};
+  float a[3] = {1, 2, 3}, b[3] = {4, 5, 6};
+  dlm_tensor *x = dlm_tensor_from_data(DLM_F32, 2, entry, a), *y = dlm_tensor_from_data(DLM_F32, 2, entry, b);
+  dlm_attrs *attrs = dlm_attrs_new();
+  dlm_attrs_set_int(attrs, "rank", 2);
+  dlm_tensor *s0 = nullptr, *s1 = nullptr, *s2 = nullptr;
+  ASSERT_EQ(dlm_kernel_call(dlm_kernel_id("stack_new"), nullptr, 0, attrs, &s0, 1, nullptr), 0) << dlm_last_error();
+  dlm_tensor *push1[2] = {s0, x}, *push2[2] = {nullptr, y};
+  int32_t push = dlm_kernel_id("stack_push");
+  ASSERT_EQ(dlm_kernel_call(push, push1, 2, nullptr, &s1, 1, nullptr), 0) << dlm_last_error();
+  push2[0] = s1;
+  ASSERT_EQ(dlm_kernel_call(push, push2, 2, nullptr, &s2, 1, nullptr), 0) << dlm_last_error();
+  dlm_tensor *top = dlm_stack_top(s2), *pop = dlm_stack_pop(s2), *kernelTop = nullptr, *kernelPop = nullptr;
+  ASSERT_NE(top, nullptr);
+  ASSERT_NE(pop, nullptr);
+  ASSERT_EQ(dlm_kernel_call(dlm_kernel_id("stack_top"), &s2, 1, nullptr, &kernelTop, 1, nullptr), 0);
+  ASSERT_EQ(dlm_kernel_call(dlm_kernel_id("stack_pop"), &s2, 1, nullptr, &kernelPop, 1, nullptr), 0);
+  ASSERT_EQ(dlm_tensor_rank(top), 2);
+  EXPECT_EQ(dlm_tensor_shape(top)[1], 3);
+  EXPECT_EQ(dlm_tensor_data(top), dlm_tensor_data(kernelTop));
+  EXPECT_EQ(static_cast<const float *>(dlm_tensor_data(top))[2], 6.0f);
+  ASSERT_EQ(dlm_tensor_rank(pop), 3);
+  EXPECT_EQ(dlm_tensor_shape(pop)[0], 1);
+  EXPECT_EQ(dlm_tensor_shape(kernelPop)[0], 1);
+  EXPECT_EQ(dlm_tensor_data(pop), dlm_tensor_data(kernelPop));
+  dlm_tensor *popTop = dlm_stack_top(pop);
+  EXPECT_EQ(static_cast<const float *>(dlm_tensor_data(popTop))[0], 1.0f);
+  EXPECT_EQ(dlm_stack_top(s0), nullptr);
+  EXPECT_STREQ(dlm_last_error(), "stack_top: the stack is empty");
+  EXPECT_EQ(dlm_stack_pop(s0), nullptr);
+  EXPECT_STREQ(dlm_last_error(), "stack_pop: the stack is empty");
+  dlm_attrs_free(attrs);
+  for (dlm_tensor *t : {popTop, kernelPop, kernelTop, pop, top, s2, s1, s0, y, x}) dlm_tensor_release(t);
+}
+
 TEST(CApi, ErrorsAreReportedNotThrown) {
   int64_t s1[2] = {3, 4}, s2[1] = {5};
   dlm_tensor *a = dlm_tensor_zeros(DLM_F32, 2, s1);

@@ -1,5 +1,6 @@
 //===- tests/runtime/TensorTest.cpp - Tensor layout, views and the kernel table ---===//
 #include "runtime/Kernel.h"
+#include "runtime/MemoryStats.h"
 #include "runtime/Random.h"
 
 #include <gtest/gtest.h>
@@ -98,6 +99,39 @@ TEST(Tensor, RefcountSharesBuffer) {
   EXPECT_EQ(a.get()->refs.load(), 2);
   b = Tensor();
   EXPECT_EQ(a.get()->refs.load(), 1);
+}
+
+// Freed tensors and small buffers are kept per thread and handed out again (runtime/Tensor.cpp):
+// a reused one must look exactly like a new one — one reference, its own shape, contiguous
+// strides, offset 0, a buffer of the new size whose claimed mark is the whole buffer (a stack
+// may have lowered it), 64-byte alignment — and memory statistics must count it afresh.
+TEST(Tensor, ReusedTensorsAndBuffersStartClean) {
+  int64_t before = memoryStats().liveBytes;
+  for (int round = 0; round < 3; ++round) {
+    {
+      Tensor base = Tensor::zeros(DType::F32, {4, 8});
+      base.buffer()->unclaim(16);
+      Tensor view = base.view({2, 2, 2}, {8, 2, 1}, 5);
+      EXPECT_EQ(memoryStats().liveBytes, before + 128);
+    }
+    EXPECT_EQ(memoryStats().liveBytes, before);
+    // Same 64-byte size class as the freed buffer (128 bytes), another shape and dtype.
+    Tensor t = Tensor::empty(DType::I64, {15});
+    EXPECT_EQ(t.get()->refs.load(), 1);
+    EXPECT_EQ(t.buffer()->useCount(), 1);
+    EXPECT_EQ(t.shape(), (Shape{15}));
+    EXPECT_EQ(t.strides(), (Shape{1}));
+    EXPECT_EQ(t.offset(), 0);
+    EXPECT_EQ(t.buffer()->bytes(), 120u);
+    EXPECT_EQ(t.buffer()->claimedBytes(), 120u);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(t.rawData()) % 64, 0u);
+    EXPECT_EQ(memoryStats().liveBytes, before + 120);
+    for (int64_t i = 0; i < 15; ++i) t.data<int64_t>()[i] = i;
+    Tensor u = Tensor::zeros(DType::F32, {3});
+    EXPECT_EQ(u.data<float>()[2], 0.0f);
+    EXPECT_EQ(t.data<int64_t>()[14], 14);
+  }
+  EXPECT_EQ(memoryStats().liveBytes, before);
 }
 
 TEST(Tensor, HugeShapesFailCleanly) {
