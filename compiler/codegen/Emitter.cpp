@@ -16,6 +16,7 @@
 #include "compiler/ir/OpRegistry.h"
 #include "compiler/opt/FusedOp.h"
 #include "runtime/DType.h"
+#include "runtime/Devices.h"
 
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/MDBuilder.h"
@@ -596,6 +597,8 @@ private:
     if (s.roles[n.id] == NodeRole::CondMerge) return emitCondMerge(n);
     if (n.op == "const" && emitConst(n)) return;
     if (allScalar(n) && emitScalarOp(n)) return;
+    // A node placed on the GPU runs its kernel there: generated loops read host memory only.
+    if (rt::runtimeDevice(n.device) != rt::Device::CPU) return emitKernelCall(n);
     if (emitElementwise(n)) return;
     if (emitStaticSlice(n) || emitStackRead(n)) return;
     emitKernelCall(n);
