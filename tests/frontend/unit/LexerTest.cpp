@@ -7,7 +7,11 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/frontend/Parse.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cctype>
 
 #include <gtest/gtest.h>
 
@@ -166,6 +170,19 @@ TEST(LexerTest, UnterminatedStringIsReportedAndKept) {
 
 TEST(LexerTest, TripleQuotedStringsSpanLines) {
   EXPECT_EQ(kinds("x = \"\"\"a\n\n  b\"\"\"\ny\n"), "NAME ASSIGN STRING NEWLINE NAME NEWLINE EOF");
+}
+
+// keywords() (what the REPL completes) is the grammar's list: every entry lexes as a keyword
+// token, not as a NAME, and the list has the statement and literal keywords, no operators.
+TEST(LexerTest, KeywordListIsTheGrammars) {
+  std::vector<std::string> words = keywords();
+  for (const char *k : {"def", "while", "for", "in", "import", "return", "True", "False", "not"})
+    EXPECT_NE(std::find(words.begin(), words.end(), k), words.end()) << k;
+  for (const std::string &w : words) {
+    EXPECT_TRUE(llvm::all_of(w, [](char c) { return std::isalpha((unsigned char)c) || c == '_'; })) << w;
+    std::string kind = lex(w + "\n").tokens.at(0).kind;
+    EXPECT_NE(kind, "NAME") << w;
+  }
 }
 
 TEST(LexerTest, KeywordsAndOperators) {
