@@ -7,25 +7,28 @@
 // attribute of the conv and pool ops), with transposes only at the chain's boundaries, when a
 // cost rule measured on this CPU says the faster convolutions pay for those transposes.
 //
-// Cost rule (bench/RESULTS.md "Layout: NCHW vs NHWC", one thread, CPU time):
-//   - a convolution (conv2d, conv2d_bias, conv2d_grad_input, conv2d_grad_weight) is faster in
-//     NHWC when its input has at least kMinChannels channels: 1.2-2x at C = 16..256, but 3.7x
-//     slower at C = 1, where every im2col run is one float. Such a convolution saves, at the
-//     measured 20% or more of ~13 GFLOP/s, about 0.015 ns per FLOP;
-//   - pooling is as fast in either layout; elementwise ops do not care;
-//   - a boundary transpose costs ~0.45 ns per element (a strided copy); one that moves only
-//     size-1 dims (C = 1 images, [1, C, 1, 1] biases) is a free reshape.
-//   So a chain goes NHWC when its convolutions' FLOPs exceed kFlopsPerTransposedElement (30)
-//   times the elements transposed at its boundary.
+// Cost rule, in elements transposed (bench/RESULTS.md "Layout: NCHW vs NHWC", one thread):
+//   - a convolution runs natively in one layout chosen by its geometry (kernels/cpu/NN.cpp
+//     runsNhwc, repeated in runsNhwc below): NHWC for a kernel larger than 1x1 with at least 32
+//     output channels and 64 im2col columns, where its GEMMs are 1.2-1.5x faster; else NCHW. In
+//     the other layout it transposes its activations in and out around the native code, so the
+//     results are the same bits in both layouts and a layout change costs or saves exactly those
+//     transposes (~0.4 ns per element, one strided copy);
+//   - pooling and elementwise ops take the same time in either layout;
+//   - a boundary transpose costs its elements; one that moves only size-1 dims (C = 1 images,
+//     [1, C, 1, 1] biases) is a free reshape.
+//   So a chain goes NHWC when the transposes its native-NHWC convolutions save outnumber the
+//   elements transposed at its boundary. A native-NCHW convolution never joins a chain.
 //
 // Algorithm:
 //   1. Candidates: conv and pool ops (and their gradients) in NCHW with static rank-4 activations
-//      — convolutions only where they pay (C >= kMinChannels); pure elementwise ops and
-//      zeros_like whose operands are scalars or static rank 4; sum_to to a rank-4 shape.
+//      — convolutions only where they run natively in NHWC; pure elementwise ops and zeros_like
+//      whose operands are scalars or static rank 4; sum_to to a rank-4 shape.
 //   2. Chains: candidates joined by activation edges (union-find; a weight or a weight gradient
 //      is not an activation). Chains without a convolution stay as they are.
-//   3. Peel: a chain drops a non-convolution member while that does not grow its boundary
-//      elements (so a transpose lands on the smaller side of a relu + pool).
+//   3. Peel: a chain drops a non-convolution member (alone, or with the members downstream of
+//      it and those reading the same outside values) while that does not grow its boundary
+//      elements, so transposes land on the smaller side of a relu + pool and their gradients.
 //   4. Decide by the cost rule; a chain that does not pay keeps NCHW (counted as kept-nchw).
 //   5. Rewrite: members take layout = "NHWC" (input_shape and sum_to shapes permuted, result
 //      types permuted); activation operands from outside the chain get transpose(perm = [0, 2,
@@ -35,8 +38,8 @@
 //        transpose(transpose(y, [0, 2, 3, 1]), [0, 3, 1, 2]) -> y   (a user of its output)
 //      The cancelled outside transposes go; an inside one may still have other users (dce).
 //
-// Requires: a verified graph  Preserves: frames, deadness, results up to the order of the GEMM
-// sums (docs/opt.md)  Invalidates: node ids
+// Requires: a verified graph  Preserves: frames, deadness, results (bit for bit)
+// Invalidates: node ids
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/opt/GraphUtil.h"
@@ -56,14 +59,16 @@ using namespace graph;
 namespace {
 
 const std::vector<int64_t> kToNhwc = {0, 2, 3, 1}, kToNchw = {0, 3, 1, 2};
-/// The cost rule (file comment): the fewest input channels at which NHWC convolves faster, and
-/// how many convolution FLOPs one transposed element must buy.
-constexpr int64_t kMinChannels = 8;
-constexpr int64_t kFlopsPerTransposedElement = 30;
+/// kernels/cpu/NN.cpp's rule for the layout a convolution runs in natively (file comment), on
+/// its weight shape [O, C, KH, KW].
+bool runsNhwc(const Shape &w) {
+  int64_t o = w[0].size(), c = w[1].size(), kh = w[2].size(), kw = w[3].size();
+  return o >= 32 && kh * kw > 1 && c * kh * kw >= 64;
+}
 
 /// How a layout-sensitive op reads its operands: which are activations (NCHW images and their
-/// gradients), whether its result is one, which shape attribute describes an activation, and
-/// where its weight's shape is (operand or attribute) if it is a convolution.
+/// gradients; conv2d_bias's bias too), whether its result is one, which shape attribute describes
+/// an activation, and where its weight's shape is (operand or attribute) if it is a convolution.
 struct SensitiveOp {
   const char *op;
   std::vector<unsigned> activations;
@@ -71,18 +76,17 @@ struct SensitiveOp {
   const char *shapeAttr;
   int weightOperand;      ///< -1: not a convolution, or the weight comes from weightAttr
   const char *weightAttr; ///< conv2d_grad_weight's weight_shape
-  int outputOperand;      ///< the convolution's output (or its gradient); -1: the result
 };
 
 const SensitiveOp kSensitiveOps[] = {
-    {"conv2d", {0}, true, nullptr, 1, nullptr, -1},
-    {"conv2d_bias", {0, 2}, true, nullptr, 1, nullptr, -1},
-    {"conv2d_grad_input", {0}, true, "input_shape", 1, nullptr, 0},
-    {"conv2d_grad_weight", {0, 1}, false, nullptr, -1, "weight_shape", 1},
-    {"max_pool2d", {0}, true, nullptr, -1, nullptr, -1},
-    {"avg_pool2d", {0}, true, nullptr, -1, nullptr, -1},
-    {"max_pool2d_grad", {0, 1}, true, nullptr, -1, nullptr, -1},
-    {"avg_pool2d_grad", {0}, true, "input_shape", -1, nullptr, -1},
+    {"conv2d", {0}, true, nullptr, 1, nullptr},
+    {"conv2d_bias", {0, 2}, true, nullptr, 1, nullptr},
+    {"conv2d_grad_input", {0}, true, "input_shape", 1, nullptr},
+    {"conv2d_grad_weight", {0, 1}, false, nullptr, -1, "weight_shape"},
+    {"max_pool2d", {0}, true, nullptr, -1, nullptr},
+    {"avg_pool2d", {0}, true, nullptr, -1, nullptr},
+    {"max_pool2d_grad", {0, 1}, true, nullptr, -1, nullptr},
+    {"avg_pool2d_grad", {0}, true, "input_shape", -1, nullptr},
 };
 
 const SensitiveOp *sensitiveOp(const std::string &op) {
@@ -133,8 +137,8 @@ const ValueRef *transposeSource(const Graph &g, ValueRef v, const std::vector<in
 /// A node's part in a chain.
 struct Role {
   bool candidate = false;
-  bool conv = false;            ///< a convolution that is faster in NHWC
-  int64_t flops = 0;            ///< its FLOPs
+  bool conv = false;            ///< a convolution that runs natively in NHWC
+  int64_t saved = 0;            ///< the elements it transposes in NCHW and not in NHWC
   std::vector<unsigned> activations;
   bool activationResult = false;
 };
@@ -154,10 +158,10 @@ public:
       for (NodeId id : chain)
         in[id] = true;
       peel(chain, in);
-      int64_t flops = 0;
+      int64_t saved = 0;
       for (NodeId id : chain)
-        flops += roles[id].flops;
-      if (flops <= kFlopsPerTransposedElement * boundaryElements(chain, in)) {
+        saved += roles[id].saved;
+      if (saved <= boundaryElements(chain, in)) {
         ctx.count("chains-kept-nchw");
         continue;
       }
@@ -207,14 +211,16 @@ private:
     if (s.weightOperand >= 0 || s.weightAttr) {
       const Shape *attrShape = s.weightAttr ? n.attrAs<Shape>(s.weightAttr) : nullptr;
       Shape w = attrShape ? *attrShape : g.typeOf(n.inputs[s.weightOperand]).shape();
-      const Type &out = s.outputOperand < 0 ? n.results[0] : g.typeOf(n.inputs[s.outputOperand]);
-      if (w.size() != 4 || !Type::tensor(out.dtype(), w).staticNumElements())
+      if (w.size() != 4 || !Type::tensor(DType::F32, w).staticNumElements())
         return r;
-      // A convolution that is slower in NHWC stays out of every chain (file comment).
-      if (w[1].size() < kMinChannels)
+      // A convolution that runs natively in NCHW stays out of every chain (file comment).
+      if (!runsNhwc(w))
         return r;
       r.conv = true;
-      r.flops = 2 * *out.staticNumElements() * w[1].size() * w[2].size() * w[3].size();
+      for (unsigned i : s.activations)
+        r.saved += i == 2 ? 0 : *g.typeOf(n.inputs[i]).staticNumElements(); // not the bias
+      if (s.activationResult)
+        r.saved += *n.results[0].staticNumElements();
     }
     r.candidate = true;
     r.activations = s.activations;
@@ -325,23 +331,53 @@ private:
     return total;
   }
 
-  // Step 3: drop non-convolution members while that does not grow the boundary.
+  /// `id` and, transitively, the non-convolution members that read its results or read a value
+  /// a group member reads from outside the chain: a backward tail (a relu's and a pool's
+  /// gradients feeding a convolution outside) only leaves whole.
+  std::vector<NodeId> peelGroup(NodeId id, const std::vector<NodeId> &chain, const std::vector<bool> &in) const {
+    std::vector<NodeId> group = {id};
+    auto add = [&](NodeId m) {
+      if (in[m] && !roles[m].conv && std::find(group.begin(), group.end(), m) == group.end())
+        group.push_back(m);
+    };
+    for (size_t k = 0; k < group.size(); ++k) {
+      for (const Use &u : uses[group[k]])
+        add(u.user);
+      for (unsigned i : roles[group[k]].activations) {
+        ValueRef v = g.node(group[k]).inputs[i];
+        if (fromMember(v, in))
+          continue;
+        for (NodeId m : chain)
+          for (unsigned j : roles[m].activations)
+            if (g.node(m).inputs[j] == v)
+              add(m);
+      }
+    }
+    return group;
+  }
+
+  // Step 3: drop non-convolution members, alone or with their peelGroup, while that does not
+  // grow the boundary (ties too: a relu's output side may
+  // only pay off one step later, at its pool).
   void peel(std::vector<NodeId> &chain, std::vector<bool> &in) const {
     int64_t cost = boundaryElements(chain, in);
+    auto tryWithout = [&](const std::vector<NodeId> &group) {
+      for (NodeId m : group)
+        in[m] = false;
+      int64_t without = boundaryElements(chain, in);
+      if (without <= cost) {
+        cost = without;
+        return true;
+      }
+      for (NodeId m : group)
+        in[m] = true;
+      return false;
+    };
     for (bool again = true; again;) {
       again = false;
-      for (NodeId id : chain) {
-        if (!in[id] || roles[id].conv)
-          continue;
-        in[id] = false;
-        int64_t without = boundaryElements(chain, in);
-        if (without <= cost) { // ties too: a pool's input side may only pay off one step later
-          cost = without;
-          again = true;
-          continue;
-        }
-        in[id] = true;
-      }
+      for (NodeId id : chain)
+        if (in[id] && !roles[id].conv)
+          again |= tryWithout({id}) || tryWithout(peelGroup(id, chain, in));
     }
     std::erase_if(chain, [&](NodeId id) { return !in[id]; });
   }

@@ -221,11 +221,12 @@ void mseKernel(Inputs ins, const Attrs &, Outputs &outs) {
 // Every conv and pool kernel takes a `layout` attribute for its activations (input, output and
 // their gradients): "NCHW" (the default, the language's layout) or "NHWC" (what the optimizer's
 // `layout` pass rewrites conv chains to, compiler/opt/Layout.cpp). Weights are OIHW in both.
-// NHWC makes the im2col matrix one row per output pixel whose entries are contiguous runs of C
-// channels, the GEMM's output already the NHWC result, and a 1x1 stride-1 convolution a plain
-// GEMM on the input itself; the weights are repacked to OHWI (o, i, j, c) per call, which costs
-// O*C*KH*KW copies. The NHWC results equal the NCHW ones up to the order of the GEMM's sums
-// (tests/kernels: a relative 1e-5 in f32); pooling is bitwise the same in both layouts.
+// A convolution runs natively in one layout chosen by its geometry (runsNhwc): NCHW is im2col
+// with one GEMM row per output channel; NHWC is one GEMM row per output pixel, the im2col rows
+// contiguous runs of C channels (columns in (i, j, c) order, the weights repacked to OHWI), the
+// GEMM's output already the NHWC result, and a 1x1 stride-1 convolution a plain GEMM on its
+// input. In the other layout it transposes around the native code: same bits either way.
+// Pooling scans each window in the same order in both layouts: same bits too.
 
 /// True for layout "NHWC", false for "NCHW" or no attribute; any other value is an error.
 bool nhwcLayout(const Attrs &attrs, const char *op) {
@@ -388,6 +389,30 @@ template <typename F> void forEachChunk(const ConvGeom &g, int64_t chunk, F f) {
   for (int64_t b0 = 0; b0 < g.n; b0 += chunk) f(b0, std::min(chunk, g.n - b0));
 }
 
+/// The layout a convolution runs in, chosen by its geometry alone: NHWC (one GEMM row per output
+/// pixel) for a kernel larger than 1x1 with at least 32 output channels and 64 im2col columns,
+/// else NCHW (one GEMM row per output channel). A convolution asked for in the other layout transposes its activations in
+/// and out around the same code, so both layouts give the same bits (tests/kernels) and a
+/// layout change never changes a program's output; the layout pass (compiler/opt/Layout.cpp)
+/// saves exactly those transposes (it repeats this rule). Measured on one thread
+/// (bench/RESULTS.md "Layout"): with 32+ outputs the NHWC GEMMs are 1.2-1.5x faster than the
+/// NCHW ones even with the transposes, with 8-16 outputs several times slower; a 1x1
+/// convolution is too cheap per element to pay for them.
+bool runsNhwc(const ConvGeom &g) { return g.o >= 32 && g.kh * g.kw > 1 && g.ckk() >= 64; }
+
+/// `t`, an activation in layout `fromNhwc`, in layout `toNhwc` (copied only when they differ).
+Tensor inLayout(const Tensor &t, bool fromNhwc, bool toNhwc) {
+  if (fromNhwc == toNhwc) return t;
+  return t.transpose(toNhwc ? std::vector<int64_t>{0, 2, 3, 1} : std::vector<int64_t>{0, 3, 1, 2}).contiguous();
+}
+
+/// `g` as the convolution runs: in runsNhwc's layout.
+ConvGeom runGeometry(const ConvGeom &g) {
+  ConvGeom r = g;
+  r.nhwc = runsNhwc(g);
+  return r;
+}
+
 /// NCHW: per chunk of images, im2col side by side, one GEMM [o, ckk] x [ckk, nb * ohw].
 template <typename T> void conv2dNchw(const ConvGeom &g, const T *x, const T *w, T *out) {
   int64_t chunk = imagesPerChunk(g);
@@ -423,19 +448,15 @@ template <typename T> void conv2dNhwc(const ConvGeom &g, const T *x, const T *w,
 void conv2dKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   expectArity(ins, 2, "conv2d");
   const Tensor &xin = tensorArg(ins, 0, "conv2d"), &win = tensorArg(ins, 1, "conv2d");
-  ConvGeom g = convGeometry(xin.shape(), win.shape(), attrs, "conv2d");
+  ConvGeom g = convGeometry(xin.shape(), win.shape(), attrs, "conv2d"), r = runGeometry(g);
   DType dt = convDType(xin, win);
-  Tensor x = xin.to(dt), w = win.to(dt);
-  Tensor out = Tensor::empty(dt, g.outShape());
+  Tensor x = inLayout(xin.to(dt), g.nhwc, r.nhwc), w = win.to(dt);
+  Tensor out = Tensor::empty(dt, r.outShape());
   dispatchDType(dt, [&]<typename T>() {
-    if constexpr (std::is_floating_point_v<T>) {
-      if (g.nhwc)
-        conv2dNhwc(g, x.data<T>(), w.data<T>(), out.data<T>());
-      else
-        conv2dNchw(g, x.data<T>(), w.data<T>(), out.data<T>());
-    }
+    if constexpr (std::is_floating_point_v<T>)
+      (r.nhwc ? conv2dNhwc<T> : conv2dNchw<T>)(r, x.data<T>(), w.data<T>(), out.data<T>());
   });
-  outs.emplace_back(out);
+  outs.emplace_back(inLayout(out, r.nhwc, g.nhwc));
 }
 
 /// conv2d_bias(x, w, bias){stride, padding, relu, layout}: relu?(conv2d(x, w) + bias), the
@@ -487,18 +508,15 @@ void conv2dGradInputKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   ConvGeom g = convGeometry(shapeFromAttrOrInputs(attrs, "input_shape", ins, 2), win.shape(), attrs,
                             "conv2d_grad_input");
   checkOutputGradient(g, gin, "conv2d_grad_input");
+  ConvGeom r = runGeometry(g);
   DType dt = convDType(gin, win);
-  Tensor gr = gin.to(dt), w = win.to(dt);
-  Tensor dx = Tensor::zeros(dt, g.inShape());
+  Tensor gr = inLayout(gin.to(dt), g.nhwc, r.nhwc), w = win.to(dt);
+  Tensor dx = Tensor::zeros(dt, r.inShape());
   dispatchDType(dt, [&]<typename T>() {
-    if constexpr (std::is_floating_point_v<T>) {
-      if (g.nhwc)
-        conv2dGradInputNhwc(g, gr.data<T>(), w.data<T>(), dx.data<T>());
-      else
-        conv2dGradInputNchw(g, gr.data<T>(), w.data<T>(), dx.data<T>());
-    }
+    if constexpr (std::is_floating_point_v<T>)
+      (r.nhwc ? conv2dGradInputNhwc<T> : conv2dGradInputNchw<T>)(r, gr.data<T>(), w.data<T>(), dx.data<T>());
   });
-  outs.emplace_back(dx);
+  outs.emplace_back(inLayout(dx, r.nhwc, g.nhwc));
 }
 
 /// NCHW: dW = sum over chunks of g col^T.
@@ -538,16 +556,13 @@ void conv2dGradWeightKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   ConvGeom g = convGeometry(xin.shape(), shapeFromAttrOrInputs(attrs, "weight_shape", ins, 2), attrs,
                             "conv2d_grad_weight");
   checkOutputGradient(g, gin, "conv2d_grad_weight");
+  ConvGeom r = runGeometry(g);
   DType dt = convDType(xin, gin);
-  Tensor x = xin.to(dt), gr = gin.to(dt);
+  Tensor x = inLayout(xin.to(dt), g.nhwc, r.nhwc), gr = inLayout(gin.to(dt), g.nhwc, r.nhwc);
   Tensor dw = Tensor::zeros(dt, {g.o, g.c, g.kh, g.kw});
   dispatchDType(dt, [&]<typename T>() {
-    if constexpr (std::is_floating_point_v<T>) {
-      if (g.nhwc)
-        conv2dGradWeightNhwc(g, x.data<T>(), gr.data<T>(), dw.data<T>());
-      else
-        conv2dGradWeightNchw(g, x.data<T>(), gr.data<T>(), dw.data<T>());
-    }
+    if constexpr (std::is_floating_point_v<T>)
+      (r.nhwc ? conv2dGradWeightNhwc<T> : conv2dGradWeightNchw<T>)(r, x.data<T>(), gr.data<T>(), dw.data<T>());
   });
   outs.emplace_back(dw);
 }

@@ -1,13 +1,13 @@
-# Two conv chains and their gradients for the layout pass (tests/opt/layout-run.test): 8 -> 16
-# -> 16 channels (NHWC pays, the whole chain and its backward move), and a 1-channel first layer
-# like examples/fashion_mnist_cnn.dlm's (that convolution stays NCHW, the rest moves), with
-# avg pooling. Every level and engine must print the same numbers (scripts/dlm-diff.py).
+# Two conv chains and their gradients for the layout pass (tests/opt/layout-run.test): 8 -> 32
+# -> 32 channels (NHWC pays: the chain and its backward move), and a 1-channel first layer
+# like examples/fashion_mnist_cnn.dlm's (that convolution stays NCHW, the next one moves), with
+# avg pooling. Every level and engine must print the same bits (tests/opt/layout-run.test).
 import nn
 
 seed(11)
 x = randn(4, 8, 10, 10)
-c1 = nn.init_conv(8, 16, 3)
-c2 = nn.init_conv(16, 16, 3)
+c1 = nn.init_conv(8, 32, 3)
+c2 = nn.init_conv(32, 32, 3)
 
 def deep(c1, c2, x):
     h = max_pool2d(relu(nn.conv(c1, x, padding=1)), 2)
