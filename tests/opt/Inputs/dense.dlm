@@ -1,6 +1,6 @@
 # Dense layers: relu(x @ w1 + b1), then a linear layer (matmul + bias, no relu); a product read
-# twice, which is not fused; a gradient, whose backward reads the pre-activation (relu's
-# rule), so there only the matmul and the bias fuse; and a conv layer with bias and relu.
+# twice, which is not fused; a gradient (relu's rule masks by relu's output, so the relu
+# fuses there too); and a conv layer with bias and relu.
 seed(5)
 x = randn(8, 6)
 w1 = randn(6, 5)
