@@ -96,7 +96,6 @@ TEST(NvptxFused, TheRuntimeHookCompilesBodyText) {
 namespace {
 
 using gputest::compare;
-using gputest::freshSeed;
 using gputest::randomF32;
 using rt::Attrs;
 using rt::Shape;
@@ -114,9 +113,7 @@ TEST(CudaFused, MatchesTheCpu) {
   REQUIRE_GPU();
   opt::registerFusedOp(); // the CPU kernel (the interpreter)
   codegen::installPtxCompiler();
-  uint32_t seed = freshSeed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937 gen(seed);
+  SEEDED_GENERATOR(gen);
   Tensor x = randomF32({37, 129}, gen), y = randomF32({37, 129}, gen), row = randomF32({129}, gen),
          col = randomF32({37, 1}, gen), s = Tensor::scalar(DType::F64, 0.75);
   // A same-shape transcendental chain (FastMath exp/tanh/sigmoid as on the CPU).

@@ -33,6 +33,12 @@ using rt::Value;
     ::dlm::rt::cuda::cachingAllocator().setPoison(true);                                       \
   } while (0)
 
+/// `std::mt19937 gen` seeded afresh; every failure message of the test names the seed.
+#define SEEDED_GENERATOR(gen)                                                                  \
+  uint32_t gen##Seed = ::dlm::gputest::freshSeed();                                            \
+  SCOPED_TRACE("seed " + std::to_string(gen##Seed));                                           \
+  std::mt19937 gen(gen##Seed)
+
 inline uint32_t freshSeed() {
   static std::random_device rd;
   return rd();

@@ -114,9 +114,7 @@ Value runKernel(const char *op, Device device, const Value &x, const Attrs &attr
 
 TEST(CudaTransfers, AsyncSendRecvRoundTripsExactly) {
   REQUIRE_GPU();
-  uint32_t seed = freshSeed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937 gen(seed);
+  SEEDED_GENERATOR(gen);
   uint64_t reusesBefore = rt::cuda::pinnedPool().stats().reuses;
   for (int round = 0; round < 3; ++round) {
     Tensor x = randomF32({300, 257}, gen);
@@ -141,9 +139,7 @@ TEST(CudaTransfers, AsyncSendRecvRoundTripsExactly) {
 
 TEST(CudaKernels, ElementwiseBroadcastingAndStrides) {
   REQUIRE_GPU();
-  uint32_t seed = freshSeed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937 gen(seed);
+  SEEDED_GENERATOR(gen);
   Tensor a = randomF32({3, 1, 5}, gen), b = randomF32({4, 5}, gen);
   for (const char *op : {"add", "sub", "mul", "div", "maximum", "minimum"}) {
     compare(op, {a, b}, {});
@@ -158,9 +154,7 @@ TEST(CudaKernels, ElementwiseBroadcastingAndStrides) {
 
 TEST(CudaKernels, Reductions) {
   REQUIRE_GPU();
-  uint32_t seed = freshSeed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937 gen(seed);
+  SEEDED_GENERATOR(gen);
   Tensor x = randomF32({4, 6, 5}, gen);
   for (const char *op : {"sum", "mean", "max", "min"})
     for (std::vector<int64_t> axes : {std::vector<int64_t>{}, {1}, {0, 2}, {-1}})
@@ -175,9 +169,7 @@ TEST(CudaKernels, Reductions) {
 
 TEST(CudaKernels, SoftmaxAndCrossEntropy) {
   REQUIRE_GPU();
-  uint32_t seed = freshSeed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937 gen(seed);
+  SEEDED_GENERATOR(gen);
   Tensor x = randomF32({5, 300}, gen, -8.0f, 8.0f);
   for (int64_t axis : {0, 1, -1}) {
     compare("softmax", {x}, Attrs{{"axis", axis}});
@@ -199,9 +191,7 @@ TEST(CudaKernels, SoftmaxAndCrossEntropy) {
 
 TEST(CudaKernels, MatmulThroughCublas) {
   REQUIRE_GPU();
-  uint32_t seed = freshSeed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937 gen(seed);
+  SEEDED_GENERATOR(gen);
   compare("matmul", {randomF32({33, 65}, gen), randomF32({65, 17}, gen)}, {});
   compare("matmul", {randomF32({3, 8, 16}, gen), randomF32({3, 16, 4}, gen)}, {});
   compare("matmul", {randomF32({3, 8, 16}, gen), randomF32({16, 4}, gen)}, {});
@@ -210,9 +200,7 @@ TEST(CudaKernels, MatmulThroughCublas) {
 
 TEST(CudaKernels, GatherMatchesTheCpu) {
   REQUIRE_GPU();
-  uint32_t seed = freshSeed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937 gen(seed);
+  SEEDED_GENERATOR(gen);
   Tensor x = randomF32({7, 9, 5}, gen);
   std::vector<int64_t> rows = {6, 0, -1, 3, 3, 2, 5, 1};
   Tensor perm = Tensor::fromVector(DType::I64, rows, {2, 4});
