@@ -56,14 +56,18 @@ bool isStackAccess(const Node &n) {
   return n.op == "stack_push" || n.op == "stack_pop" || n.op == "stack_top";
 }
 
+/// Nodes whose result is operand 0's buffer and not the others': stack accesses, and
+/// `after(x, token)` (x, ordered after token: a checkpoint's recomputation, docs/autodiff.md).
+bool forwardsFirstOperand(const Node &n) { return isStackAccess(n) || n.op == "after"; }
+
 /// Nodes whose outputs are their input's buffer, not a new one.
 bool forwardsBuffer(const Node &n) {
-  return isControlFlow(n) || n.op == "Identity" || isStackAccess(n);
+  return isControlFlow(n) || n.op == "Identity" || forwardsFirstOperand(n);
 }
 
-/// Whether `n`'s result shares operand `operand`'s buffer: a stack access's only stack operand.
+/// Whether `n`'s result shares operand `operand`'s buffer.
 bool forwardsOperand(const Node &n, size_t operand) {
-  return forwardsBuffer(n) && (!isStackAccess(n) || operand == 0);
+  return forwardsBuffer(n) && (!forwardsFirstOperand(n) || operand == 0);
 }
 
 /// The integer a scalar constant `v` holds, seen through Identity and constant Enters (and any
