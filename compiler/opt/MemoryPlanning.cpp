@@ -13,7 +13,8 @@
 //   2. Sizes: a tensor result with static dims takes numel * dtype size bytes; one with run-time
 //      dims is counted under "unknown-size" and left out. Control-flow primitives and Identity
 //      forward their input's buffer and take none; so do stack_push, stack_pop and stack_top
-//      for their stack (operand 0: pushes grow the stack's buffer in place, tops are views).
+//      for their stack (operand 0: pushes grow the stack's buffer in place, tops are views),
+//      and `after(x, token)` for x (a checkpoint's recomputation reads its arguments so).
 //      An autodiff stack (StackWeb.h) whose pushes run a known number of times (`tripCount`
 //      of each loop between the push and the stack_new) takes, at its stack_new, the bytes of
 //      all its entries: the stack at its fullest, when the forward loop ends.
