@@ -15,7 +15,7 @@ jobs too; the header prints `uptime` so the load is on record):
   takes out what the run stage spends outside the loop — making the data and weights, the
   final print, compiling helper functions on first call — which the twins do not time
   either (it was ~0.1 ms of the MLP step's 1.2 ms when the harness divided the whole run).
-- PyTorch twins: `time.process_time()` around their loops, best of 5 (3 for the training step).
+- PyTorch twins: `time.process_time()` around their loops, best of 5 (the LSTM twin: 3).
 - The GEMM floor of the MLP training step: `mlp_gemm_ref` (bench/jit/MlpGemmRef.cpp, built
   into BIN_DIR): exactly the five OpenBLAS sgemm calls one step of mlp_train.dlm makes — same
   shapes, same transpose flags and leading dimensions as dlm's matmul kernel passes, same

@@ -1,7 +1,7 @@
 """Twin of mlp_train.dlm: MLP 784-256-10 at batch 128, cross-entropy, backward and SGD, in
 PyTorch eager and with the loss in TorchScript, plus the GEMMs of one step alone (forward 2,
 backward 3; bench.py's fair floor is mlp_gemm_ref, which makes dlm's exact sgemm calls). Prints
-CPU ms per step (best of 3 x 50, process CPU time; threads as OMP_NUM_THREADS says, which
+CPU ms per step (best of 5 x 50, process CPU time; threads as OMP_NUM_THREADS says, which
 bench.py sets)."""
 import time
 import torch
@@ -20,7 +20,7 @@ def loss(w1, b1, w2, b2, x, y):
 scripted = torch.jit.script(loss)
 
 
-def best_ms(fn, reps=3, iters=50):
+def best_ms(fn, reps=5, iters=50):
     best = float("inf")
     for _ in range(reps):
         params = [torch.randn(784, 256) * 0.05, torch.zeros(256), torch.randn(256, 10) * 0.05, torch.zeros(10)]
@@ -35,7 +35,7 @@ def best_ms(fn, reps=3, iters=50):
     return best
 
 
-def gemms_ms(reps=3, iters=50):
+def gemms_ms(reps=5, iters=50):
     w1, w2 = torch.randn(784, 256), torch.randn(256, 10)
     g = torch.randn(128, 10)
     best = float("inf")
