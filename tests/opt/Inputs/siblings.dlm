@@ -1,7 +1,7 @@
 # Two gate matmuls of one state by loop-invariant weights in each step (an LSTM's gates,
-# written out), printed, and differentiated: the forward loop of the gradient fuses too.
+# written out) of one row, printed, and differentiated: the forward loop of the gradient fuses too.
 seed(1)
-x = randn(4, 3)
+x = randn(1, 3)
 wa = randn(3, 3) * 0.5
 wb = randn(3, 3) * 0.5
 
