@@ -27,6 +27,18 @@ const std::vector<std::string> &cudaKernelNames();
 /// (FusedKernel.cpp).
 void fusedKernel(std::span<const rt::Value> in, const rt::Attrs &attrs, std::vector<rt::Value> &out);
 
+/// The index space a generated `fused` kernel runs over: the output's dims without those of
+/// size 1, adjacent dims merged where every tensor operand runs along them alike (its stride
+/// over the outer dim is the inner one's times the inner extent), with each tensor operand's
+/// strides over the result. `operandStrides[i]` is operand i's strides broadcast to `shape`,
+/// empty for a 0-d operand (passed by value; its entry stays empty). Same-shape dense operands
+/// give one dim, so the kernel does no division; a row broadcast gives two.
+struct FusedIndexSpace {
+  rt::Shape dims;
+  std::vector<rt::Shape> strides;
+};
+FusedIndexSpace fusedIndexSpace(const rt::Shape &shape, const std::vector<rt::Shape> &operandStrides);
+
 /// Send {to} and Recv across the host/GPU boundary, asynchronous on the copy stream with
 /// events and pinned staging buffers (Transfer.cpp); registered on both devices.
 void sendKernel(std::span<const rt::Value> in, const rt::Attrs &attrs, std::vector<rt::Value> &out);

@@ -105,6 +105,34 @@ DType resultDType(const std::string &body) {
 
 } // namespace
 
+FusedIndexSpace fusedIndexSpace(const Shape &shape, const std::vector<Shape> &operandStrides) {
+  FusedIndexSpace r;
+  r.strides.resize(operandStrides.size());
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 1) continue;
+    bool merge = !r.dims.empty();
+    for (size_t i = 0; i < operandStrides.size() && merge; ++i)
+      merge = operandStrides[i].empty() || r.strides[i].back() == operandStrides[i][d] * shape[d];
+    if (merge)
+      r.dims.back() *= shape[d];
+    else
+      r.dims.push_back(shape[d]);
+    for (size_t i = 0; i < operandStrides.size(); ++i) {
+      if (operandStrides[i].empty()) continue;
+      if (merge)
+        r.strides[i].back() = operandStrides[i][d];
+      else
+        r.strides[i].push_back(operandStrides[i][d]);
+    }
+  }
+  if (r.dims.empty()) { // one element
+    r.dims.push_back(1);
+    for (size_t i = 0; i < operandStrides.size(); ++i)
+      if (!operandStrides[i].empty()) r.strides[i].push_back(0);
+  }
+  return r;
+}
+
 void fusedKernel(std::span<const Value> in, const rt::Attrs &attrs, std::vector<Value> &out) {
   const std::string &body = attrs.getString("body");
   // Operands: tensors of rank >= 1 on the GPU (a one-element CPU tensor is copied over, as
@@ -144,10 +172,20 @@ void fusedKernel(std::span<const Value> in, const rt::Attrs &attrs, std::vector<
     out.emplace_back(std::move(y));
     return;
   }
-  CUfunction fn = kernelFor(body, operands, shape.size());
+  std::vector<Tensor> views(tensors.size());
+  std::vector<Shape> viewStrides(tensors.size());
+  for (size_t i = 0; i < tensors.size(); ++i)
+    if (operands[i].tensor) {
+      views[i] = tensors[i].broadcastTo(shape);
+      viewStrides[i] = views[i].strides();
+    }
+  FusedIndexSpace space = fusedIndexSpace(shape, viewStrides);
+  const Shape &dims = space.dims;
+  const std::vector<Shape> &strides = space.strides;
+  CUfunction fn = kernelFor(body, operands, dims.size());
   // One 8-byte slot per parameter (the driver copies each parameter's own size from it).
   std::vector<uint64_t> slots;
-  slots.reserve(2 + shape.size() * (1 + in.size()) + in.size());
+  slots.reserve(2 + dims.size() * (1 + in.size()) + in.size());
   auto push = [&](const void *value, size_t bytes) {
     slots.push_back(0);
     std::memcpy(&slots.back(), value, bytes);
@@ -155,17 +193,15 @@ void fusedKernel(std::span<const Value> in, const rt::Attrs &attrs, std::vector<
   void *outPtr = y.rawData();
   push(&outPtr, sizeof outPtr);
   push(&n, sizeof n);
-  for (int64_t d : shape) push(&d, sizeof d);
+  for (int64_t d : dims) push(&d, sizeof d);
   for (size_t i = 0; i < tensors.size(); ++i) {
-    const Tensor &t = tensors[i];
     if (!operands[i].tensor) {
-      push(t.contiguous().rawData(), t.elementSize());
+      push(tensors[i].contiguous().rawData(), tensors[i].elementSize());
       continue;
     }
-    Tensor view = t.broadcastTo(shape);
-    void *data = view.rawData();
+    void *data = views[i].rawData();
     push(&data, sizeof data);
-    for (int64_t s : view.strides()) push(&s, sizeof s);
+    for (int64_t s : strides[i]) push(&s, sizeof s);
   }
   std::vector<void *> params;
   for (uint64_t &s : slots) params.push_back(&s);

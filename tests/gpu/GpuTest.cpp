@@ -53,6 +53,29 @@ TEST(CudaDiscovery, NoGpuIsNotAnError) {
   }
 }
 
+TEST(CudaFusedIndexSpace, MergesDimsOperandsRunAlongAlike) {
+  using cuda::fusedIndexSpace;
+  // Same-shape dense operands and a scalar: one flat dim.
+  cuda::FusedIndexSpace flat = fusedIndexSpace({4, 6, 5}, {{30, 5, 1}, {}, {30, 5, 1}});
+  EXPECT_EQ(flat.dims, (Shape{120}));
+  EXPECT_EQ(flat.strides, (std::vector<Shape>{{1}, {}, {1}}));
+  // A row broadcast (strides 0, 1) keeps two dims; a column broadcast too.
+  cuda::FusedIndexSpace row = fusedIndexSpace({64, 256}, {{256, 1}, {0, 1}, {1, 0}});
+  EXPECT_EQ(row.dims, (Shape{64, 256}));
+  EXPECT_EQ(row.strides, (std::vector<Shape>{{256, 1}, {0, 1}, {1, 0}}));
+  // Size-1 dims drop out; dims merge where all agree, not across a transposed operand.
+  cuda::FusedIndexSpace mixed = fusedIndexSpace({2, 1, 3, 4}, {{12, 12, 4, 1}, {1, 1, 2, 6}});
+  EXPECT_EQ(mixed.dims, (Shape{2, 3, 4}));
+  EXPECT_EQ(mixed.strides, (std::vector<Shape>{{12, 4, 1}, {1, 2, 6}}));
+  cuda::FusedIndexSpace outer = fusedIndexSpace({3, 4, 5}, {{20, 5, 1}, {4, 1, 0}});
+  EXPECT_EQ(outer.dims, (Shape{12, 5}));
+  EXPECT_EQ(outer.strides, (std::vector<Shape>{{5, 1}, {1, 0}}));
+  // One element.
+  cuda::FusedIndexSpace one = fusedIndexSpace({1, 1}, {{1, 1}, {}});
+  EXPECT_EQ(one.dims, (Shape{1}));
+  EXPECT_EQ(one.strides, (std::vector<Shape>{{0}, {}}));
+}
+
 TEST(CudaAllocator, SizeClasses) {
   using A = rt::cuda::CachingAllocator;
   EXPECT_EQ(A::roundSize(0), 512u);
