@@ -8,8 +8,8 @@
 #   tests/gpu/pack.sh [OUT_DIR]    # default build-gpu-carry/; BUILD_DIR picks the build (build/)
 #   PACK_TAR=1 tests/gpu/pack.sh   # also OUT_DIR.tar.xz (run.sh unpacks it when OUT_DIR is absent)
 #
-# The CUDA backend module is not packed: run.sh builds it on the GPU machine against that
-# machine's CUDA libraries and points the carried dlm at it ($DLM_CUDA_BACKEND).
+# run.sh builds the CUDA backend module on the GPU machine against that machine's CUDA libraries
+# and points the carried dlm at it ($DLM_CUDA_BACKEND); the packed module is its fallback.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build="$(cd "${BUILD_DIR:-$root/build}" && pwd)"
@@ -26,6 +26,9 @@ for b in "$out"/bin/*; do
   ldd "$b" | awk '/=> \// { print $3 }'
 done | sort -u | grep -v -E '/(libc|libm|libdl|libpthread|librt|ld-linux[^/]*|libcu[a-zA-Z]*|libnv[a-zA-Z]*)\.so' |
   while read -r lib; do cp -L "$lib" "$out/lib/"; done
+# The backend module as a fallback: run.sh uses the one it builds on the GPU machine, and this
+# one only when that build fails.
+cp "$build/lib/libdlm_cuda_backend.so" "$out/lib/" 2>/dev/null || true
 cp -r "$root/stdlib" "$out/stdlib"
 
 # The programs: the e2e suite the fake-device comparison uses, plus two examples.
