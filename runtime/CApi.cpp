@@ -290,6 +290,30 @@ dlm_tensor *dlm_tensor_slice(const dlm_tensor *t, int32_t rank, const int64_t *s
   });
 }
 
+dlm_tensor *dlm_tensor_slice_grad(const dlm_tensor *g, const dlm_attrs *attrs, int32_t rank,
+                                  const int64_t *shape, const int64_t *start) {
+  return makeTensor([&] {
+    Tensor grad = borrow(g);
+    if (grad.device() != Device::CPU) {
+      std::vector<Value> outs;
+      Status status = callKernel("slice_grad", {Value(grad)}, attrs ? attrs->attrs : Attrs(), outs);
+      if (!status) throw Error(status.message());
+      return outs.at(0).tensor();
+    }
+    check(rank == (int32_t)grad.rank(), "dlm_tensor_slice_grad: rank mismatch");
+    thread_local Shape outShape;
+    outShape.assign(shape, shape + rank);
+    Tensor out = Tensor::zeros(grad.dtype(), outShape);
+    int64_t offset = 0;
+    for (int32_t d = 0; d < rank; ++d) {
+      check(start[d] >= 0 && start[d] + grad.dim(d) <= shape[d], "dlm_tensor_slice_grad: out of bounds");
+      offset += start[d] * out.strides()[d];
+    }
+    copyInto(out.view(grad.shape(), out.strides(), offset), grad);
+    return out;
+  });
+}
+
 dlm_tensor *dlm_stack_top(const dlm_tensor *s) { return stackRead(s, "stack_top", cpu::stackTop); }
 dlm_tensor *dlm_stack_pop(const dlm_tensor *s) { return stackRead(s, "stack_pop", cpu::stackPop); }
 

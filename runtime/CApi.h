@@ -118,6 +118,10 @@ dlm_tensor *dlm_tensor_output_like(dlm_tensor *donor, int32_t dtype, const dlm_t
 /* A view of t (same buffer and strides) of `shape`, starting at multi-index `start` (rank
  * entries each): a slice with unit steps whose bounds codegen resolved. NULL on failure. */
 dlm_tensor *dlm_tensor_slice(const dlm_tensor *t, int32_t rank, const int64_t *start, const int64_t *shape);
+/* slice_grad(g) of such a slice: zeros of `shape` (rank dims) with g copied into the window
+ * starting at `start`. `attrs` are the node's, for the kernel when g is not on the CPU. */
+dlm_tensor *dlm_tensor_slice_grad(const dlm_tensor *g, const dlm_attrs *attrs, int32_t rank,
+                                  const int64_t *shape, const int64_t *start);
 /* stack_top(s) and stack_pop(s) (docs/ops.md) without the generic kernel dispatch: what a
  * loop's gradient runs every iteration. A new reference, or NULL with the kernel's error. */
 dlm_tensor *dlm_stack_top(const dlm_tensor *s);

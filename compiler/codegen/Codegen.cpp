@@ -210,7 +210,7 @@ void optimize(llvm::Module &module, llvm::TargetMachine &tm, unsigned level) {
   X(dlm_tensor_data) X(dlm_tensor_shape) X(dlm_tensor_numel) X(dlm_tensor_is_contiguous)          \
   X(dlm_tensor_contiguous) X(dlm_tensor_dtype) X(dlm_tensor_rank) X(dlm_tensor_dense_data)       \
   X(dlm_tensor_output_like) X(dlm_interrupted) X(dlm_tensor_slice) \
-  X(dlm_stack_top) X(dlm_stack_pop)
+  X(dlm_stack_top) X(dlm_stack_pop) X(dlm_tensor_slice_grad)
 
 /// Above this many instructions in @dlm_main the JIT compiles the program at -O0. Large
 /// programs are kernel-bound — the calls into the runtime dominate and run as fast unoptimised —

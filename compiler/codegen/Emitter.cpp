@@ -600,7 +600,7 @@ private:
     // A node placed on the GPU runs its kernel there: generated loops read host memory only.
     if (rt::runtimeDevice(n.device) != rt::Device::CPU) return emitKernelCall(n);
     if (emitElementwise(n)) return;
-    if (emitStaticSlice(n) || emitStackRead(n)) return;
+    if (emitStaticSlice(n) || emitStaticSliceGrad(n) || emitStackRead(n)) return;
     emitKernelCall(n);
   }
 
@@ -617,15 +617,10 @@ private:
     return true;
   }
 
-  /// A `slice` with constant bounds and unit steps of an operand of static shape: its start
-  /// index and shape are known here (Python's clamping done at compile time, as the kernel
-  /// does it at run time), so the view is made without the kernel (`dlm_tensor_slice`, which
-  /// reads only the operand's strides and offset). An LSTM step slices its gates this way.
-  bool emitStaticSlice(const Node &n) {
-    if (n.op != "slice" || n.inputs.size() != 1 || n.numResults() != 1 ||
-        repr(n.inputs[0]) != Repr::Tensor || repr({n.id, 0}) != Repr::Tensor)
-      return false;
-    const Shape &in = g.typeOf(n.inputs[0]).shape(), &out = n.results[0].shape();
+  /// The start index of slice attributes `n` has (begin, end, step) cutting a window of static
+  /// shape `window` from a tensor of static shape `in`, when every step is 1 and no bound is
+  /// dynamic: Python's clamping done at compile time, as the kernel does it at run time.
+  std::optional<std::vector<int64_t>> staticSliceStart(const Node &n, const Shape &in, const Shape &window) {
     auto ints = [&](const char *name) -> const std::vector<int64_t> * {
       const AttrValue *a = n.attr(name);
       return a ? std::get_if<std::vector<int64_t>>(a) : nullptr;
@@ -633,27 +628,65 @@ private:
     const std::vector<int64_t> *begin = ints("begin"), *end = ints("end"), *step = ints("step");
     size_t rank = in.size();
     if (!begin || !end || !step || begin->size() != rank || end->size() != rank ||
-        step->size() != rank || out.size() != rank)
-      return false;
-    std::vector<int64_t> start, shape;
+        step->size() != rank || window.size() != rank)
+      return std::nullopt;
+    std::vector<int64_t> start;
     for (size_t d = 0; d < rank; ++d) {
       int64_t first = (*begin)[d];
       if ((*step)[d] != 1 || first == kDynamicIndex || (*end)[d] == kDynamicIndex ||
-          !in[d].isStatic() || !out[d].isStatic())
-        return false;
-      int64_t size = in[d].size(), len = out[d].size();
+          !in[d].isStatic() || !window[d].isStatic())
+        return std::nullopt;
+      int64_t size = in[d].size(), len = window[d].size();
       if (first == kSliceToEnd) first = 0;
       if (first < 0) first += size;
       first = std::clamp<int64_t>(first, 0, size);
-      if (first + len > size) return false;
+      if (first + len > size) return std::nullopt;
       start.push_back(len > 0 ? first : 0);
-      shape.push_back(len);
     }
+    return start;
+  }
+
+  static std::vector<int64_t> staticSizes(const Shape &shape) {
+    std::vector<int64_t> sizes;
+    for (const Dim &d : shape) sizes.push_back(d.size());
+    return sizes;
+  }
+
+  /// A `slice` with constant bounds and unit steps of an operand of static shape is a view
+  /// made without the kernel (`dlm_tensor_slice`, which reads only the operand's strides and
+  /// offset; staticSliceStart). An LSTM step slices its gates this way.
+  bool emitStaticSlice(const Node &n) {
+    if (n.op != "slice" || n.inputs.size() != 1 || n.numResults() != 1 ||
+        repr(n.inputs[0]) != Repr::Tensor || repr({n.id, 0}) != Repr::Tensor)
+      return false;
+    const Shape &in = g.typeOf(n.inputs[0]).shape(), &out = n.results[0].shape();
+    std::optional<std::vector<int64_t>> start = staticSliceStart(n, in, out);
+    if (!start) return false;
     llvm::Value *view = b.CreateCall(rt("dlm_tensor_slice", ptrTy, {ptrTy, i32(), ptrTy, ptrTy}),
-                                     {load(n.inputs[0]), b.getInt32((int)rank), constArray<int64_t>(start),
-                                      constArray<int64_t>(shape)});
+                                     {load(n.inputs[0]), b.getInt32((int)in.size()), constArray<int64_t>(*start),
+                                      constArray<int64_t>(staticSizes(out))});
     checkFailure(b.CreateIsNull(view), n);
     store({n.id, 0}, view);
+    return true;
+  }
+
+  /// `slice_grad` of such a slice (its gradient placed into zeros of the input's static shape;
+  /// the LSTM backward assembles its gate gradients this way) calls `dlm_tensor_slice_grad`
+  /// with the window's start resolved here instead of the kernel's attribute parsing and
+  /// generic copy; the node's attributes go along for a gradient on another device.
+  bool emitStaticSliceGrad(const Node &n) {
+    if (n.op != "slice_grad" || n.inputs.size() != 1 || n.numResults() != 1 ||
+        repr(n.inputs[0]) != Repr::Tensor || repr({n.id, 0}) != Repr::Tensor)
+      return false;
+    const Shape &in = n.results[0].shape(), &window = g.typeOf(n.inputs[0]).shape();
+    std::optional<std::vector<int64_t>> start = staticSliceStart(n, in, window);
+    if (!start) return false;
+    llvm::Value *grad = b.CreateCall(
+        rt("dlm_tensor_slice_grad", ptrTy, {ptrTy, ptrTy, i32(), ptrTy, ptrTy}),
+        {load(n.inputs[0]), attrsOf(n), b.getInt32((int)in.size()), constArray<int64_t>(staticSizes(in)),
+         constArray<int64_t>(*start)});
+    checkFailure(b.CreateIsNull(grad), n);
+    store({n.id, 0}, grad);
     return true;
   }
 

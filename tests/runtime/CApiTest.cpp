@@ -69,6 +69,31 @@ TEST(CApi, SliceViewMatchesTheKernel) {
   for (dlm_tensor *x : {k, v, t, a}) dlm_tensor_release(x);
 }
 
+// dlm_tensor_slice_grad gives the bytes of the slice_grad kernel, also for a gradient that is a
+// view (a transpose), and refuses a window outside the input.
+TEST(CApi, SliceGradMatchesTheKernel) {
+  int64_t shape[2] = {2, 3};
+  float data[6] = {1, 2, 3, 4, 5, 6};
+  dlm_tensor *a = dlm_tensor_from_data(DLM_F32, 2, shape, data), *g = nullptr;
+  ASSERT_EQ(dlm_kernel_call(dlm_kernel_id("transpose"), &a, 1, nullptr, &g, 1, nullptr), 0); // [3, 2]
+  dlm_attrs *attrs = dlm_attrs_new();
+  int64_t input[2] = {4, 5}, begin[2] = {1, 2}, end[2] = {4, 4}, step[2] = {1, 1};
+  dlm_attrs_set_ints(attrs, "input_shape", input, 2);
+  dlm_attrs_set_ints(attrs, "begin", begin, 2);
+  dlm_attrs_set_ints(attrs, "end", end, 2);
+  dlm_attrs_set_ints(attrs, "step", step, 2);
+  dlm_tensor *k = nullptr, *d = dlm_tensor_slice_grad(g, attrs, 2, input, begin);
+  ASSERT_NE(d, nullptr) << dlm_last_error();
+  ASSERT_EQ(dlm_kernel_call(dlm_kernel_id("slice_grad"), &g, 1, attrs, &k, 1, nullptr), 0) << dlm_last_error();
+  ASSERT_EQ(dlm_tensor_numel(d), 20);
+  EXPECT_EQ(std::memcmp(dlm_tensor_data(d), dlm_tensor_data(k), 20 * sizeof(float)), 0);
+  EXPECT_EQ(static_cast<const float *>(dlm_tensor_data(d))[1 * 5 + 3], 4.0f); // g[0, 1] = a[1, 0]
+  int64_t late[2] = {2, 2};
+  EXPECT_EQ(dlm_tensor_slice_grad(g, attrs, 2, input, late), nullptr);
+  dlm_attrs_free(attrs);
+  for (dlm_tensor *x : {k, d, g, a}) dlm_tensor_release(x);
+}
+
 // dlm_stack_top / dlm_stack_pop (generated code's direct calls) read what the kernels read, and
 // an empty stack is the kernels' error.
 TEST(CApi, StackReadsMatchTheKernels) {
