@@ -6,7 +6,8 @@
 # here, and those programs compiled ahead of time (CPU executables) with their outputs.
 #
 #   tests/gpu/pack.sh [OUT_DIR]    # default build-gpu-carry/; BUILD_DIR picks the build (build/)
-#   PACK_TAR=1 tests/gpu/pack.sh   # also OUT_DIR.tar.xz (run.sh unpacks it when OUT_DIR is absent)
+#   PACK_TAR=1 tests/gpu/pack.sh   # also build-gpu-pack/carry.tar.xz (git ignores build*/;
+#                                  # run.sh unpacks it when OUT_DIR is absent)
 #
 # run.sh builds the CUDA backend module on the GPU machine against that machine's CUDA libraries
 # and points the carried dlm at it ($DLM_CUDA_BACKEND); the packed module is its fallback.
@@ -44,8 +45,10 @@ for src in "$out"/programs/*.dlm; do
   "$build/bin/dlmc" "$src" -o "$out/programs/$name.exe" >/dev/null 2>&1 || rm -f "$out/programs/$name.exe"
 done
 if [[ -n "${PACK_TAR:-}" ]]; then
-  tar -C "$(dirname "$out")" -cJf "$out.tar.xz" "$(basename "$out")"
-  echo "pack.sh: $(du -sh "$out.tar.xz" | cut -f1) in $out.tar.xz"
+  tarball="$root/build-gpu-pack/carry.tar.xz"
+  mkdir -p "$(dirname "$tarball")"
+  tar -C "$(dirname "$out")" -cJf "$tarball" "$(basename "$out")"
+  echo "pack.sh: $(du -sh "$tarball" | cut -f1) in $tarball"
 fi
 echo "pack.sh: $(ls "$out/programs"/*.dlm | wc -l) programs, $(ls "$out/programs"/*.exe 2>/dev/null | wc -l) executables," \
      "$(du -sh "$out" | cut -f1) in $out"

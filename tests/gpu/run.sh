@@ -8,7 +8,8 @@
 #
 #   tests/gpu/run.sh                      # build into build-gpu/, run every GPU test
 #   BUILD_DIR=/tmp/b tests/gpu/run.sh --gtest_filter='CudaKernels.*'
-#   DLM_CARRY=/path/to/carry tests/gpu/run.sh   # default: build-gpu-carry/ when it exists
+#   DLM_CARRY=/path/to/carry tests/gpu/run.sh   # default: build-gpu-carry/ when it exists,
+#                                               # else unpacked from build-gpu-pack/carry.tar.xz
 #
 # With a carry directory it also runs, against the module built here:
 #   - dlm_nvptx_tests (generated PTX kernels of fused bodies vs the CPU; needs the carried
@@ -37,8 +38,8 @@ if [[ -x /usr/local/cuda/bin/nvcc ]]; then export PATH="/usr/local/cuda/bin:$PAT
 start=$(date +%s)
 status=0 built=1
 mkdir -p "$build"
-if ! cmake "${args[@]}" >"$build.configure.log" 2>&1; then
-  cat "$build.configure.log"; built=0
+if ! cmake "${args[@]}" >"$build/configure.log" 2>&1; then
+  cat "$build/configure.log"; built=0
 elif ! cmake --build "$build" --target dlm_gpu_tests dlm_cuda_backend -j "$jobs"; then
   built=0
 fi
@@ -53,8 +54,9 @@ else
   status=1
 fi
 
-if [[ ! -d "$carry" && -f "$carry.tar.xz" ]]; then
-  tar -C "$(dirname "$carry")" -xJf "$carry.tar.xz"
+tarball="$root/build-gpu-pack/carry.tar.xz"
+if [[ ! -d "$carry" && -f "$tarball" ]]; then
+  tar -C "$root" -xJf "$tarball" && carry="$root/build-gpu-carry"
 fi
 if [[ ! -d "$carry" ]]; then
   echo "run.sh: no carried binaries ($carry; make them with tests/gpu/pack.sh on a development machine)"
