@@ -1,11 +1,11 @@
 //===- compiler/opt/Layout.cpp - NCHW -> NHWC for conv chains when it pays -===//
 //
-// The language's images are NCHW. The CPU convolutions are im2col + GEMM, and in NHWC the im2col
-// rows are contiguous runs of C channels, the GEMM writes the NHWC output directly and a 1x1
-// convolution is a plain GEMM on its input (kernels/cpu/NN.cpp). This pass moves chains of
-// convolutions, pooling, bias, elementwise ops and their gradients to NHWC (the `layout`
-// attribute of the conv and pool ops), with transposes only at the chain's boundaries, when a
-// cost rule measured on this CPU says the faster convolutions pay for those transposes.
+// The language's images are NCHW. The CPU convolutions are im2col + GEMM, and for wide layers
+// the NHWC form is faster: its im2col rows are contiguous runs of C channels and the GEMM writes
+// the NHWC output directly (kernels/cpu/NN.cpp). This pass moves chains of convolutions,
+// pooling, bias, elementwise ops and their gradients to NHWC (the `layout` attribute of the conv
+// and pool ops), with transposes only at the chain's boundaries, when a cost rule measured on
+// this CPU says that pays.
 //
 // Cost rule, in elements transposed (bench/RESULTS.md "Layout: NCHW vs NHWC", one thread):
 //   - a convolution runs natively in one layout chosen by its geometry (kernels/cpu/NN.cpp
@@ -48,8 +48,8 @@
 #include "compiler/ir/OpRegistry.h"
 
 #include <algorithm>
-#include <map>
 #include <iterator>
+#include <map>
 #include <numeric>
 
 namespace dlm::opt {

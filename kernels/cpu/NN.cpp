@@ -223,9 +223,9 @@ void mseKernel(Inputs ins, const Attrs &, Outputs &outs) {
 // `layout` pass rewrites conv chains to, compiler/opt/Layout.cpp). Weights are OIHW in both.
 // A convolution runs natively in one layout chosen by its geometry (runsNhwc): NCHW is im2col
 // with one GEMM row per output channel; NHWC is one GEMM row per output pixel, the im2col rows
-// contiguous runs of C channels (columns in (i, j, c) order, the weights repacked to OHWI), the
-// GEMM's output already the NHWC result, and a 1x1 stride-1 convolution a plain GEMM on its
-// input. In the other layout it transposes around the native code: same bits either way.
+// contiguous runs of C channels (columns in (i, j, c) order, the weights repacked to OHWI) and
+// the GEMM's output already the NHWC result. In the other layout it transposes around the
+// native code: same bits either way.
 // Pooling scans each window in the same order in both layouts: same bits too.
 
 /// True for layout "NHWC", false for "NCHW" or no attribute; any other value is an error.
@@ -247,8 +247,6 @@ struct ConvGeom {
   int64_t ckk() const { return c * kh * kw; }
   int64_t ohw() const { return oh * ow; }
   int64_t imageSize() const { return c * h * w; }
-  /// 1x1, stride 1, no padding: in NHWC the input is its own im2col matrix.
-  bool pointwise() const { return kh == 1 && kw == 1 && stride == 1 && pad == 0; }
   Shape inShape() const { return fromNchw({n, c, h, w}, nhwc); }
   Shape outShape() const { return fromNchw({n, o, oh, ow}, nhwc); }
 };
@@ -425,15 +423,10 @@ template <typename T> void conv2dNchw(const ConvGeom &g, const T *x, const T *w,
   });
 }
 
-/// NHWC: per chunk of images, one GEMM [nb * ohw, ckk] x [ckk, o] straight into the output; a
-/// pointwise convolution is one GEMM on the input.
+/// NHWC: per chunk of images, one GEMM [nb * ohw, ckk] x [ckk, o] straight into the output.
 template <typename T> void conv2dNhwc(const ConvGeom &g, const T *x, const T *w, T *out) {
   std::vector<T> wp(g.o * g.ckk());
   repackOhwi<false>(g, w, wp.data());
-  if (g.pointwise()) {
-    gemm(false, true, g.n * g.ohw(), g.o, g.c, x, g.c, wp.data(), g.c, T(0), out, g.o);
-    return;
-  }
   int64_t chunk = imagesPerChunk(g);
   std::vector<T> col(g.ckk() * chunk * g.ohw());
   forEachChunk(g, chunk, [&](int64_t b0, int64_t nb) {
@@ -483,14 +476,10 @@ template <typename T> void conv2dGradInputNchw(const ConvGeom &g, const T *gr, c
   });
 }
 
-/// NHWC: col = g w_ohwi per chunk, then the adjoint im2col; pointwise, dx = g w directly.
+/// NHWC: col = g w_ohwi per chunk, then the adjoint im2col.
 template <typename T> void conv2dGradInputNhwc(const ConvGeom &g, const T *gr, const T *w, T *dx) {
   std::vector<T> wp(g.o * g.ckk());
   repackOhwi<false>(g, w, wp.data());
-  if (g.pointwise()) {
-    gemm(false, false, g.n * g.ohw(), g.c, g.o, gr, g.o, wp.data(), g.c, T(0), dx, g.c);
-    return;
-  }
   int64_t chunk = imagesPerChunk(g);
   std::vector<T> col(g.ckk() * chunk * g.ohw());
   forEachChunk(g, chunk, [&](int64_t b0, int64_t nb) {
@@ -531,21 +520,17 @@ template <typename T> void conv2dGradWeightNchw(const ConvGeom &g, const T *x, c
   });
 }
 
-/// NHWC: dW_ohwi = sum over chunks of g^T col (pointwise: g^T x), then back to OIHW.
+/// NHWC: dW_ohwi = sum over chunks of g^T col, then back to OIHW.
 template <typename T> void conv2dGradWeightNhwc(const ConvGeom &g, const T *x, const T *gr, T *dw) {
   std::vector<T> dwp(g.o * g.ckk(), T(0));
-  if (g.pointwise()) {
-    gemm(true, false, g.o, g.c, g.n * g.ohw(), gr, g.o, x, g.c, T(0), dwp.data(), g.c);
-  } else {
-    int64_t chunk = imagesPerChunk(g);
-    std::vector<T> col(g.ckk() * chunk * g.ohw());
-    forEachChunk(g, chunk, [&](int64_t b0, int64_t nb) {
-      for (int64_t b = 0; b < nb; ++b)
-        im2colNhwc<false, T>(g, x + (b0 + b) * g.imageSize(), col.data() + b * g.ohw() * g.ckk());
-      gemm(true, false, g.o, g.ckk(), nb * g.ohw(), gr + b0 * g.ohw() * g.o, g.o, col.data(), g.ckk(), T(1),
-           dwp.data(), g.ckk());
-    });
-  }
+  int64_t chunk = imagesPerChunk(g);
+  std::vector<T> col(g.ckk() * chunk * g.ohw());
+  forEachChunk(g, chunk, [&](int64_t b0, int64_t nb) {
+    for (int64_t b = 0; b < nb; ++b)
+      im2colNhwc<false, T>(g, x + (b0 + b) * g.imageSize(), col.data() + b * g.ohw() * g.ckk());
+    gemm(true, false, g.o, g.ckk(), nb * g.ohw(), gr + b0 * g.ohw() * g.o, g.o, col.data(), g.ckk(), T(1),
+         dwp.data(), g.ckk());
+  });
   repackOhwi<true>(g, dwp.data(), dw);
 }
 

@@ -752,20 +752,20 @@ void expectSameBits(const Tensor &got, const Tensor &want, const std::string &wh
 }
 
 // The NHWC kernels (what compiler/opt/Layout.cpp rewrites conv chains to) against the NCHW
-// ones on the same numbers: bit for bit (kernels/cpu/NN.cpp: the same GEMM sums in the same
-// order, the same window scans, ties and NaN included), so the layout pass never changes a
-// program's output.
+// ones on the same numbers: bit for bit (kernels/cpu/NN.cpp: a convolution runs the same
+// native code in both layouts, transposing around it; pooling scans each window in the same
+// order, ties and NaN included), so the layout pass never changes a program's output.
 TEST(NN, NhwcLayoutMatchesNchw) {
   struct Case {
     Shape x, w;
     int64_t s, p;
   };
   const Case cases[] = {{{2, 3, 7, 6}, {4, 3, 3, 2}, 1, 0},  {{2, 3, 7, 6}, {4, 3, 3, 3}, 2, 1},
-                        {{3, 16, 5, 5}, {24, 16, 1, 1}, 1, 0}, // pointwise: one GEMM, no im2col
-                        {{2, 8, 6, 6}, {4, 8, 1, 1}, 2, 0},    // 1x1 but strided: im2col
+                        {{3, 16, 5, 5}, {24, 16, 1, 1}, 1, 0}, // 1x1
+                        {{2, 8, 6, 6}, {4, 8, 1, 1}, 2, 0},    // 1x1, strided
                         {{2, 128, 62, 62}, {2, 128, 3, 3}, 1, 1},  // two chunks of one image
-                        {{2, 16, 9, 9}, {32, 16, 3, 3}, 1, 1},     // pixel-row GEMMs (o >= 32)
-                        {{3, 64, 5, 5}, {40, 64, 1, 1}, 1, 0}};    // pixel rows, pointwise
+                        {{2, 16, 9, 9}, {32, 16, 3, 3}, 1, 1},     // runs natively in NHWC (runsNhwc)
+                        {{3, 64, 5, 5}, {40, 64, 1, 1}, 1, 0}};    // 1x1 with 40 outputs: runs NCHW
   for (DType dt : {DType::F32, DType::F64})
     for (const Case &c : cases) {
       std::string what = shapeString(c.x) + " * " + shapeString(c.w) + " " + std::string(dtypeName(dt));
@@ -792,7 +792,7 @@ TEST(NN, NhwcLayoutMatchesNchw) {
       expectSameBits(dxn, nhwcOf(dx), "conv2d_grad_input NHWC " + what);
       Tensor dw = run("conv2d_grad_weight", {x, g}, aw), dwn = run("conv2d_grad_weight", {nhwcOf(x), nhwcOf(g)}, awn);
       expectSameBits(dwn, dw, "conv2d_grad_weight NHWC " + what);
-      // Both GEMM orientations (kernels/cpu/NN.cpp pixelRows) against the reference and the
+      // Both native layouts (kernels/cpu/NN.cpp runsNhwc) against the reference and the
       // bilinear identity <conv(x, w), g> = <x, grad_input(g, w)> = <w, grad_weight(x, g)>.
       if (x.numel() < 100000) {
         Tensor ref = conv2dRef(x, w, c.s, c.p);
