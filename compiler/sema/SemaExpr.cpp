@@ -137,7 +137,7 @@ static Const foldBinary(BinaryOp op, const Const &a, const Const &b, bool &divBy
     }
   }
   auto i = asInt(a), j = asInt(b);
-  bool ints = i && j && !(std::holds_alternative<bool>(a) && std::holds_alternative<bool>(b));
+  bool ints = i && j; // Python: arithmetic on bools is arithmetic on ints (True + True == 2)
   if ((op == BinaryOp::Div || op == BinaryOp::FloorDiv || op == BinaryOp::Mod) && *y == 0) {
     divByZero = true;
     return {};
@@ -197,7 +197,35 @@ Operand Sema::binaryOp(BinaryOp op, Operand lhs, Operand rhs, llvm::SMRange loc,
       return poison();
     }
   }
+  if (arithmetic && lhs.type.dtype() == DType::Bool && rhs.type.dtype() == DType::Bool &&
+      !lhs.callee && !rhs.callee)
+    return boolArith(op, lhs, rhs, loc, opLoc);
   return emitOp(binaryOpName(op), {lhs, rhs}, {}, loc);
+}
+
+/// Arithmetic with two bool operands, made explicit so that no kernel has to guess: two bool
+/// scalars follow Python (they are ints: `a + b` with a, b bool is 0, 1 or 2); bool tensors
+/// follow PyTorch (`+` is logical or, `*` logical and, `/` gives floats, and `-`, `//`, `%`,
+/// `**` are errors).
+Operand Sema::boolArith(BinaryOp op, Operand lhs, Operand rhs, llvm::SMRange loc,
+                        llvm::SMRange opLoc) {
+  if (!lhs.type.isTensor() && !rhs.type.isTensor()) {
+    Attrs toInt;
+    toInt["dtype"] = DType::I64;
+    lhs = emitOp("cast", {lhs}, toInt, loc);
+    rhs = emitOp("cast", {rhs}, toInt, loc);
+    return emitOp(binaryOpName(op), {lhs, rhs}, {}, loc);
+  }
+  switch (op) {
+  case BinaryOp::Add: return emitOp("logical_or", {lhs, rhs}, {}, loc);
+  case BinaryOp::Mul: return emitOp("logical_and", {lhs, rhs}, {}, loc);
+  case BinaryOp::Div: return emitOp("div", {lhs, rhs}, {}, loc);
+  default:
+    error(opLoc, "'" + binaryOpSpelling(op).str() + "' is not supported on bool tensors (" +
+                     lhs.type.str() + " and " + rhs.type.str() +
+                     "), as in PyTorch; convert with .astype(i64) first");
+    return poison();
+  }
 }
 
 Operand Sema::tupleArith(BinaryOp op, const Operand &lhs, const Operand &rhs, llvm::SMRange loc,
@@ -281,7 +309,15 @@ Operand Sema::unary(const UnaryExpr &e) {
       r = constant(-*i, e.getRange());
     else if (auto *d = std::get_if<double>(&c))
       r = constant(-*d, e.getRange());
-    else
+    else if (x.type.isTensor() && x.type.dtype() == DType::Bool) {
+      error(e.getRange(), "unary '-' is not supported on bool tensors (" + x.type.str() +
+                              "), as in PyTorch; use 'not' for a bool or .astype(i64) first");
+      return poison(&e);
+    } else if (x.type.kind() == Type::Kind::Bool && !x.callee) {
+      Attrs toInt; // Python: -True == -1
+      toInt["dtype"] = DType::I64;
+      r = emitOp("neg", {emitOp("cast", {x}, toInt, e.getRange())}, {}, e.getRange());
+    } else
       r = mapLeaves("neg", x, e.getRange());
   } else {
     if (!isBoolScalar(x.type) || x.callee) {
@@ -581,6 +617,10 @@ Operand Sema::tensorIndex(const Operand &t, const SubscriptExpr &e) {
         error(s->getStep()->getRange(), "slice step cannot be zero");
         ok = false;
       }
+      // An omitted start is the first element in the step's direction: the last one for a
+      // negative step (`x[::-1]`), which begin 0 would not say.
+      if (!s->getLower() && s->getStep())
+        begin[k] = kSliceToEnd;
       continue;
     }
     Operand o = expr(*indices[k]);

@@ -184,6 +184,7 @@ public:
   Operand name(const NameExpr &e);
   Operand binary(const BinaryExpr &e);
   Operand binaryOp(BinaryOp op, Operand lhs, Operand rhs, llvm::SMRange loc, llvm::SMRange opLoc);
+  Operand boolArith(BinaryOp op, Operand lhs, Operand rhs, llvm::SMRange loc, llvm::SMRange opLoc);
   Operand tupleArith(BinaryOp op, const Operand &lhs, const Operand &rhs, llvm::SMRange loc,
                      llvm::SMRange opLoc);
   /// `opName` applied to each leaf of a (nested) tuple, or to `x` itself.
