@@ -483,7 +483,8 @@ int64_t sliceLength(int64_t n, int64_t b, int64_t e, int64_t s) {
       return std::clamp<int64_t>(v, 0, n);
     return std::clamp<int64_t>(v, -1, n - 1);
   };
-  int64_t lo = clamp(b), hi = clamp(e);
+  // An omitted begin starts at the first element in the step's direction (the kernels' reading).
+  int64_t lo = b == kSliceToEnd ? (s > 0 ? 0 : n - 1) : clamp(b), hi = clamp(e);
   if (s > 0)
     return hi > lo ? (hi - lo + s - 1) / s : 0;
   return lo > hi ? (lo - hi - s - 1) / -s : 0;
@@ -502,11 +503,11 @@ Type inferSlice(InferContext &ctx) {
     if (si == 0)
       return ctx.fail("slice step cannot be zero");
     const Dim &d = x.shape()[i];
-    bool whole = bi == 0 && ei == kSliceToEnd && si == 1;
+    bool whole = (bi == 0 || bi == kSliceToEnd) && ei == kSliceToEnd && si == 1;
     if (whole)
       out.push_back(d);
     else if (d.isStatic() && bi != kDynamicIndex && ei != kDynamicIndex && si != kDynamicIndex)
-      out.push_back(Dim::fixed(sliceLength(d.size(), bi == kSliceToEnd ? 0 : bi, ei, si)));
+      out.push_back(Dim::fixed(sliceLength(d.size(), bi, ei, si)));
     else
       out.push_back(ctx.dims.fresh());
   }
