@@ -113,6 +113,12 @@ std::optional<int64_t> constInt(Sema &s, const CallArgs &a, const Operand &o, co
   return std::nullopt;
 }
 
+/// The constant `axis=` argument of a call that defaults it to 0; nullopt after an error.
+std::optional<int64_t> optionalAxis(Sema &s, const CallArgs &a, const Bound &b) {
+  const Operand *o = b.get("axis");
+  return o ? constInt(s, a, *o, "axis") : std::optional<int64_t>(0);
+}
+
 /// The constant ints of an int or a tuple of ints (`axis=1`, `axis=(0, 1)`).
 std::optional<std::vector<int64_t>> constInts(Sema &s, const CallArgs &a, const Operand &o,
                                               const char *what) {
@@ -462,13 +468,10 @@ Operand randperm(Sema &s, CallArgs &a, const Bound &b) { return vectorOfN(s, a, 
 
 /// gather(x, indices, axis=0): x.take(indices, axis).
 Operand gather(Sema &s, CallArgs &a, const Bound &b) {
-  int64_t axis = 0;
-  if (const Operand *o = b.get("axis")) {
-    auto c = constInt(s, a, *o, "axis");
-    if (!c)
-      return s.poison();
-    axis = *c;
-  }
+  std::optional<int64_t> axisArg = optionalAxis(s, a, b);
+  if (!axisArg)
+    return s.poison();
+  int64_t axis = *axisArg;
   Attrs attrs;
   attrs["axis"] = axis;
   return s.emitOp("gather", {*b.get("x"), *b.get("indices")}, attrs, a.loc);
@@ -565,13 +568,10 @@ Operand concatStack(Sema &s, CallArgs &a, const Bound &b) {
                               describeOperand(xs));
     return s.poison();
   }
-  int64_t axis = 0;
-  if (const Operand *o = b.get("axis")) {
-    auto c = constInt(s, a, *o, "axis");
-    if (!c)
-      return s.poison();
-    axis = *c;
-  }
+  std::optional<int64_t> axisArg = optionalAxis(s, a, b);
+  if (!axisArg)
+    return s.poison();
+  int64_t axis = *axisArg;
   std::vector<Operand> parts;
   for (size_t i = 0; i < xs.type.elements().size(); ++i) {
     parts.push_back(s.getElement(xs, i, a.loc));
@@ -589,13 +589,10 @@ Operand splitChunk(Sema &s, CallArgs &a, const Bound &b) {
     s.error(where(x, a), "'" + a.calleeName + "' needs a Tensor, found " + describeOperand(x));
     return s.poison();
   }
-  int64_t axis = 0;
-  if (const Operand *o = b.get("axis")) {
-    auto c = constInt(s, a, *o, "axis");
-    if (!c)
-      return s.poison();
-    axis = *c;
-  }
+  std::optional<int64_t> axisArg = optionalAxis(s, a, b);
+  if (!axisArg)
+    return s.poison();
+  int64_t axis = *axisArg;
   int64_t rank = int64_t(x.type.rank());
   if (axis < -rank || axis >= rank) {
     s.error(a.loc, "axis " + std::to_string(axis) + " is out of range for " + x.type.str() +
