@@ -425,6 +425,21 @@ Tensor Tensor::reshape(Shape newShape) const {
   return src.view(newShape, contiguousStrides(newShape), src.offset());
 }
 
+Tensor Tensor::select(int64_t axis, int64_t i) const {
+  Shape shape = this->shape(), strides = this->strides();
+  int64_t offset = this->offset() + i * strides[axis];
+  shape.erase(shape.begin() + axis);
+  strides.erase(strides.begin() + axis);
+  return view(shape, strides, offset);
+}
+
+Shape takeShape(const Shape &x, const Shape &indices, int64_t axis) {
+  Shape out(x.begin(), x.begin() + axis);
+  out.insert(out.end(), indices.begin(), indices.end());
+  out.insert(out.end(), x.begin() + axis + 1, x.end());
+  return out;
+}
+
 Tensor Tensor::transpose(const std::vector<int64_t> &perm) const {
   int64_t r = rank();
   std::vector<int64_t> p = perm;

@@ -103,6 +103,8 @@ struct TensorImpl {
 int64_t numelOf(const Shape &shape);
 /// Row-major strides of a shape.
 Shape contiguousStrides(const Shape &shape);
+/// The shape of x.take(indices, axis): `x`'s with `axis` replaced by the indices' shape.
+Shape takeShape(const Shape &x, const Shape &indices, int64_t axis);
 /// "[3, 4]".
 std::string shapeString(const Shape &shape);
 
@@ -182,6 +184,8 @@ public:
   Tensor view(const Shape &shape, const Shape &strides, int64_t offset) const;
   /// Reshape: a view when contiguous, otherwise a copy. `shape` may hold one -1.
   Tensor reshape(Shape shape) const;
+  /// The view of element `i` (already in range) along `axis`: that axis removed (x[..., i, ...]).
+  Tensor select(int64_t axis, int64_t i) const;
   /// Permuted view; `perm` empty reverses the axes.
   Tensor transpose(const std::vector<int64_t> &perm = {}) const;
   /// Broadcast view (stride 0 on expanded dims); throws if not broadcastable.

@@ -137,17 +137,10 @@ template <const char *Op> void takeKernel(Inputs ins, const Attrs &attrs, Output
   int64_t axis = normalizeAxis(attrs.getInt("axis", 0), x.rank(), "index axis");
   std::vector<int64_t> idx = indexValues(i, x.dim(axis), axis);
   if (i.rank() == 0) {
-    Shape shape = x.shape(), strides = x.strides();
-    int64_t offset = x.offset() + idx[0] * strides[axis];
-    shape.erase(shape.begin() + axis);
-    strides.erase(strides.begin() + axis);
-    outs.emplace_back(x.view(shape, strides, offset));
+    outs.emplace_back(x.select(axis, idx[0]));
     return;
   }
-  Shape outShape(x.shape().begin(), x.shape().begin() + axis);
-  outShape.insert(outShape.end(), i.shape().begin(), i.shape().end());
-  outShape.insert(outShape.end(), x.shape().begin() + axis + 1, x.shape().end());
-  Tensor out = Tensor::empty(x.dtype(), outShape);
+  Tensor out = Tensor::empty(x.dtype(), takeShape(x.shape(), i.shape(), axis));
   // View out as [pre, n_idx, post] and copy one x slice per index.
   Shape pre(x.shape().begin(), x.shape().begin() + axis);
   Shape post(x.shape().begin() + axis + 1, x.shape().end());

@@ -294,16 +294,10 @@ void gather(std::span<const Value> in, const Attrs &attrs, std::vector<Value> &o
     if (v < 0) v += size;
   }
   if (idx.rank() == 0) {
-    Shape shape = x.shape(), strides = x.strides();
-    int64_t offset = x.offset() + idx.data<int64_t>()[0] * strides[axis];
-    shape.erase(shape.begin() + axis);
-    strides.erase(strides.begin() + axis);
-    out.emplace_back(x.view(shape, strides, offset));
+    out.emplace_back(x.select(axis, idx.data<int64_t>()[0]));
     return;
   }
-  Shape outShape(x.shape().begin(), x.shape().begin() + axis);
-  outShape.insert(outShape.end(), idx.shape().begin(), idx.shape().end());
-  outShape.insert(outShape.end(), x.shape().begin() + axis + 1, x.shape().end());
+  Shape outShape = rt::takeShape(x.shape(), idx.shape(), axis);
   Tensor y = Tensor::empty(DType::F32, outShape, Device::CUDA);
   if (y.numel() == 0) {
     out.emplace_back(std::move(y));
