@@ -32,6 +32,21 @@ TensorImpl *impl(const dlm_tensor *t) {
 dlm_tensor *handle(Tensor t) { return reinterpret_cast<dlm_tensor *>(t.release()); }
 Tensor borrow(const dlm_tensor *t) { return Tensor::share(impl(t)); }
 
+/// A Tensor over a handle without taking a reference (none is dropped at its end either): for
+/// reading a tensor's properties through Tensor's methods without touching the count.
+class Unowned {
+public:
+  explicit Unowned(const dlm_tensor *t) : t(Tensor::adopt(impl(t))) {}
+  ~Unowned() { (void)t.release(); }
+  Unowned(const Unowned &) = delete;
+  Unowned &operator=(const Unowned &) = delete;
+  const Tensor *operator->() const { return &t; }
+  const Tensor &operator*() const { return t; }
+
+private:
+  Tensor t;
+};
+
 /// Runs fn, storing any error for dlm_last_error; returns 0 on success and 1 on error.
 template <typename Fn> int capture(Fn &&fn) {
   Status s = guard(fn);
@@ -110,18 +125,27 @@ int callWith(int32_t id, Fill &&fill, const dlm_attrs *attrs, dlm_tensor **outpu
   return status;
 }
 
+/// The first output of op `name` run through the kernel table on operands not all on the
+/// CPU (a direct entry's fallback: the device's kernel).
+Tensor onDevice(const char *op, std::initializer_list<Value> ins) {
+  std::vector<Value> outs;
+  Status status = callKernel(op, ins, Attrs(), outs);
+  if (!status) throw Error(status.message());
+  return outs.at(0).tensor();
+}
+
 /// A stack read (dlm_stack_top, dlm_stack_pop): the CPU function directly, the device's kernel
 /// for a stack elsewhere.
 dlm_tensor *stackRead(const dlm_tensor *s, const char *op, Tensor (*onCpu)(const Tensor &)) {
   return makeTensor([&] {
-    Tensor stack = borrow(s);
-    if (stack.device() == Device::CPU) return onCpu(stack);
-    std::vector<Value> outs;
-    Status status = callKernel(op, {Value(stack)}, Attrs(), outs);
-    if (!status) throw Error(status.message());
-    return outs.at(0).tensor();
+    Unowned stack(s);
+    return stack->device() == Device::CPU ? onCpu(*stack) : onDevice(op, {Value(borrow(s))});
   });
 }
+
+/// Per-thread scratch for the dims and strides of the direct entries' views (no vector
+/// allocated per view).
+thread_local Shape viewShape, viewStrides;
 
 } // namespace
 
@@ -158,16 +182,17 @@ int32_t dlm_tensor_rank(const dlm_tensor *t) { return (int32_t)impl(t)->shape.si
 const int64_t *dlm_tensor_shape(const dlm_tensor *t) { return impl(t)->shape.data(); }
 const int64_t *dlm_tensor_strides(const dlm_tensor *t) { return impl(t)->strides.data(); }
 int64_t dlm_tensor_numel(const dlm_tensor *t) { return numelOf(impl(t)->shape); }
-void *dlm_tensor_data(const dlm_tensor *t) { return borrow(t).rawData(); }
-int32_t dlm_tensor_is_contiguous(const dlm_tensor *t) { return borrow(t).isContiguous(); }
+// (No reference taken: generated code calls these for every elementwise op.)
+void *dlm_tensor_data(const dlm_tensor *t) { return Unowned(t)->rawData(); }
+int32_t dlm_tensor_is_contiguous(const dlm_tensor *t) { return Unowned(t)->isContiguous(); }
 dlm_tensor *dlm_tensor_contiguous(dlm_tensor *t) {
-  return makeTensor([&] { return borrow(t).contiguous(); });
+  return makeTensor([&] { return Unowned(t)->contiguous(); });
 }
 int dlm_tensor_item_f64(const dlm_tensor *t, double *out) {
-  return capture([&] { *out = borrow(t).item(); });
+  return capture([&] { *out = Unowned(t)->item(); });
 }
 int dlm_tensor_item_i64(const dlm_tensor *t, int64_t *out) {
-  return capture([&] { *out = borrow(t).itemI64(); });
+  return capture([&] { *out = Unowned(t)->itemI64(); });
 }
 
 dlm_attrs *dlm_attrs_new(void) { return new dlm_attrs(); }
@@ -227,8 +252,9 @@ dlm_tensor *dlm_tensor_scalar_i32(int32_t v) {
 
 int dlm_tensor_read_scalar(const dlm_tensor *t, int32_t dtype, void *out) {
   return capture([&] {
-    Tensor x = borrow(t);
-    check(x.numel() == 1, "expected a single value, got " + x.typeString());
+    Unowned handle(t);
+    const Tensor &x = *handle;
+    if (x.numel() != 1) throw Error("expected a single value, got " + x.typeString());
     DType to = needDType(dtype);
     dispatchDType(x.dtype(), [&]<typename From>() {
       From v = *x.data<From>();
@@ -257,11 +283,9 @@ void dlm_attrs_set_shapes(dlm_attrs *a, const char *name, const int64_t *dims,
 }
 
 void *dlm_tensor_dense_data(const dlm_tensor *t) {
-  Tensor view = Tensor::adopt(impl(t)); // no reference taken: released below without a drop
+  Unowned view(t);
   // Generated loops read host memory only; a GPU tensor takes the kernel path.
-  void *data = view.isContiguous() && view.device() == Device::CPU ? view.rawData() : nullptr;
-  (void)view.release();
-  return data;
+  return view->isContiguous() && view->device() == Device::CPU ? view->rawData() : nullptr;
 }
 
 dlm_tensor *dlm_tensor_output_like(dlm_tensor *donor, int32_t dtype, const dlm_tensor *like) {
@@ -269,7 +293,7 @@ dlm_tensor *dlm_tensor_output_like(dlm_tensor *donor, int32_t dtype, const dlm_t
   if (donor) {
     TensorImpl *d = impl(donor);
     if (d->refs.load(std::memory_order_acquire) == 1 && d->buffer->useCount() == 1 &&
-        (int32_t)d->dtype == dtype && d->shape == l->shape && dlm_tensor_dense_data(donor))
+        (int32_t)d->dtype == dtype && (d == l || d->shape == l->shape) && dlm_tensor_dense_data(donor))
       return donor;
   }
   return makeTensor([&] { return Tensor::empty(needDType(dtype), l->shape); });
@@ -284,9 +308,8 @@ dlm_tensor *dlm_tensor_slice(const dlm_tensor *t, int32_t rank, const int64_t *s
       check(start[d] >= 0 && shape[d] >= 0 && start[d] + shape[d] <= x->shape[d], "dlm_tensor_slice: out of bounds");
       offset += start[d] * x->strides[d];
     }
-    thread_local Shape viewShape; // (no vector allocated per view)
     viewShape.assign(shape, shape + rank);
-    return borrow(t).view(viewShape, x->strides, offset);
+    return Unowned(t)->view(viewShape, x->strides, offset);
   });
 }
 
@@ -316,6 +339,81 @@ dlm_tensor *dlm_tensor_slice_grad(const dlm_tensor *g, const dlm_attrs *attrs, i
 
 dlm_tensor *dlm_stack_top(const dlm_tensor *s) { return stackRead(s, "stack_top", cpu::stackTop); }
 dlm_tensor *dlm_stack_pop(const dlm_tensor *s) { return stackRead(s, "stack_pop", cpu::stackPop); }
+
+dlm_tensor *dlm_stack_push(const dlm_tensor *s, const dlm_tensor *x) {
+  return makeTensor([&] {
+    Unowned stack(s), value(x);
+    if (stack->device() == Device::CPU && value->device() == Device::CPU) return cpu::stackPush(*stack, *value);
+    return onDevice("stack_push", {Value(borrow(s)), Value(borrow(x))});
+  });
+}
+
+dlm_tensor *dlm_tensor_transpose(const dlm_tensor *t, int32_t rank, const int64_t *perm) {
+  return makeTensor([&] {
+    const TensorImpl *x = impl(t);
+    if (rank != (int32_t)x->shape.size())
+      throw Error("transpose: permutation of " + std::to_string(rank) + " axes does not match rank " +
+                  std::to_string(x->shape.size()));
+    viewShape.resize(rank);
+    viewStrides.resize(rank);
+    for (int32_t d = 0; d < rank; ++d) {
+      viewShape[d] = x->shape[perm[d]];
+      viewStrides[d] = x->strides[perm[d]];
+    }
+    return Unowned(t)->view(viewShape, viewStrides, x->offset);
+  });
+}
+
+dlm_tensor *dlm_tensor_select(const dlm_tensor *t, int32_t axis, int64_t i) {
+  return makeTensor([&] {
+    const TensorImpl *x = impl(t);
+    int32_t rank = (int32_t)x->shape.size();
+    if (axis < 0 || axis >= rank) throw Error("index: axis " + std::to_string(axis) + " of a rank " + std::to_string(rank) + " tensor");
+    int64_t size = x->shape[axis];
+    if (i < -size || i >= size) // (the index kernel's message: kernels/cpu/Shape.cpp)
+      throw Error("index " + std::to_string(i) + " is out of range for axis " + std::to_string(axis) +
+                  " with size " + std::to_string(size));
+    if (i < 0) i += size;
+    viewShape.assign(x->shape.begin(), x->shape.end());
+    viewStrides.assign(x->strides.begin(), x->strides.end());
+    viewShape.erase(viewShape.begin() + axis);
+    viewStrides.erase(viewStrides.begin() + axis);
+    return Unowned(t)->view(viewShape, viewStrides, x->offset + i * x->strides[axis]);
+  });
+}
+
+dlm_tensor *dlm_tensor_reshape(const dlm_tensor *t, int32_t rank, const int64_t *shape) {
+  return makeTensor([&] { return Unowned(t)->reshape(Shape(shape, shape + rank)); });
+}
+
+dlm_tensor *dlm_kernel_run(int32_t id, dlm_tensor *const *inputs, int32_t nInputs, const dlm_attrs *attrs) {
+  CallLists own;
+  CallLists &lists = callListsGone || callLists.busy ? own : callLists;
+  lists.busy = true;
+  dlm_tensor *out = nullptr;
+  int status = capture([&] {
+    Device device = Device::CPU;
+    for (int32_t i = 0; i < nInputs; ++i) {
+      // The operands are borrowed: adopted without a reference, given up unreleased below.
+      lists.ins.emplace_back(Tensor::adopt(impl(inputs[i])));
+      if (inputs[i] && device == Device::CPU) device = impl(inputs[i])->buffer->device();
+    }
+    const KernelInfo *k = kernelById(id, device);
+    if (!k) throw Error("no kernel with id " + std::to_string(id) + " on " + deviceName(device));
+    for (int32_t i = 0; i < nInputs; ++i)
+      if (!inputs[i]) throw Error("'" + k->name + "': null tensor operand");
+    static const Attrs noAttrs;
+    k->fn(lists.ins, attrs ? attrs->attrs : noAttrs, lists.outs);
+    Tensor *result = lists.outs.size() == 1 ? lists.outs[0].tensorIf() : nullptr;
+    if (!result) throw Error("'" + k->name + "' did not produce one tensor");
+    out = handle(std::move(*result));
+  });
+  for (Value &v : lists.ins) (void)v.tensorIf()->release();
+  lists.ins.clear();
+  lists.outs.clear();
+  lists.busy = false;
+  return status ? nullptr : out;
+}
 
 void dlm_set_error(const char *message) { lastError = message ? message : ""; }
 

@@ -126,6 +126,24 @@ dlm_tensor *dlm_tensor_slice_grad(const dlm_tensor *g, const dlm_attrs *attrs, i
  * loop's gradient runs every iteration. A new reference, or NULL with the kernel's error. */
 dlm_tensor *dlm_stack_top(const dlm_tensor *s);
 dlm_tensor *dlm_stack_pop(const dlm_tensor *s);
+/* stack_push(s, x) without the generic dispatch: what a loop's forward pass runs for every
+ * value its gradient saves. A new reference, or NULL with the kernel's error. */
+dlm_tensor *dlm_stack_push(const dlm_tensor *s, const dlm_tensor *x);
+/* transpose{perm}(t) for a permutation codegen checked against t's static rank: the view with
+ * dims and strides permuted (rank entries of perm). NULL with an error if t's rank differs. */
+dlm_tensor *dlm_tensor_transpose(const dlm_tensor *t, int32_t rank, const int64_t *perm);
+/* index{axis}(t, i) with a 0-d integer index: the view of entry i (negative counts from the
+ * end) along `axis` (already normalised), that axis removed. NULL with the kernel's error
+ * ("index I is out of range for axis A with size N") when i is out of range. */
+dlm_tensor *dlm_tensor_select(const dlm_tensor *t, int32_t axis, int64_t i);
+/* reshape{shape}(t) with a shape attribute free of run-time dims (one entry may be -1): what
+ * the kernel computes, a view of a contiguous t, else a copy. */
+dlm_tensor *dlm_tensor_reshape(const dlm_tensor *t, int32_t rank, const int64_t *shape);
+/* The generic fast path for an op with tensor operands and one tensor result: kernel `id`
+ * (dlm_kernel_id) run on the device of its operands, as dlm_kernel_call does, but with no
+ * string operands, output array or count. Operands are borrowed (no references taken for the
+ * call); the result is a new reference, or NULL with the kernel's error. */
+dlm_tensor *dlm_kernel_run(int32_t id, dlm_tensor *const *inputs, int32_t n_inputs, const dlm_attrs *attrs);
 /* Sets the message dlm_last_error() returns (an error detected by generated code). */
 void dlm_set_error(const char *message);
 /* Records where in the .dlm program the last error happened: file, line, column and the text

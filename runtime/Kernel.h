@@ -44,6 +44,9 @@ public:
   /// The tensor; throws rt::Error if this is a string.
   const Tensor &tensor() const;
   const std::string &str() const;
+  /// The tensor held, or null for a string: lets the C ABI move a result out, or drop a
+  /// borrowed operand without a reference count change (runtime/CApi.cpp dlm_kernel_run).
+  Tensor *tensorIf() { return std::get_if<Tensor>(&v); }
 
 private:
   std::variant<Tensor, std::string> v;

@@ -600,20 +600,154 @@ private:
     // A node placed on the GPU runs its kernel there: generated loops read host memory only.
     if (rt::runtimeDevice(n.device) != rt::Device::CPU) return emitKernelCall(n);
     if (emitElementwise(n)) return;
-    if (emitStaticSlice(n) || emitStaticSliceGrad(n) || emitStackRead(n)) return;
+    if (emitStaticSlice(n) || emitStaticSliceGrad(n) || emitStackOp(n) || emitTranspose(n) ||
+        emitIndex(n) || emitReshape(n) || emitZeros(n))
+      return;
+    if (emitKernelRun(n)) return;
     emitKernelCall(n);
   }
 
-  /// stack_top and stack_pop (a loop gradient's reads of its saved values, every iteration)
-  /// call their C ABI entries directly: no operand array, attributes or kernel lookup.
-  bool emitStackRead(const Node &n) {
-    if ((n.op != "stack_top" && n.op != "stack_pop") || n.inputs.size() != 1 || n.numResults() != 1 ||
-        repr(n.inputs[0]) != Repr::Tensor || repr({n.id, 0}) != Repr::Tensor)
-      return false;
-    llvm::Value *t = b.CreateCall(rt(n.op == "stack_top" ? "dlm_stack_top" : "dlm_stack_pop", ptrTy, {ptrTy}),
-                                  {load(n.inputs[0])});
+  /// Whether n has `numIn` tensor operands and one tensor result: the form of the direct calls.
+  bool tensorsToTensor(const Node &n, size_t numIn) {
+    if (n.inputs.size() != numIn || n.numResults() != 1 || repr({n.id, 0}) != Repr::Tensor) return false;
+    for (ValueRef v : n.inputs)
+      if (repr(v) != Repr::Tensor) return false;
+    return true;
+  }
+
+  /// Stores the new reference a direct call returned as n's result, after the null check.
+  void storeDirect(const Node &n, llvm::Value *t) {
     checkFailure(b.CreateIsNull(t), n);
     store({n.id, 0}, t);
+  }
+
+  /// The AD stack ops a loop runs every iteration (stack_push in the forward pass, stack_top
+  /// and stack_pop in the gradient) call their C ABI entries directly: no operand array,
+  /// attributes or kernel lookup.
+  bool emitStackOp(const Node &n) {
+    const char *fn = n.op == "stack_top" ? "dlm_stack_top" : n.op == "stack_pop" ? "dlm_stack_pop"
+                     : n.op == "stack_push" ? "dlm_stack_push" : nullptr;
+    size_t numIn = n.op == "stack_push" ? 2 : 1;
+    if (!fn || !tensorsToTensor(n, numIn)) return false;
+    std::vector<llvm::Value *> args;
+    for (ValueRef v : n.inputs) args.push_back(load(v));
+    storeDirect(n, b.CreateCall(rt(fn, ptrTy, std::vector<llvm::Type *>(numIn, ptrTy)), args));
+    return true;
+  }
+
+  /// The node's int attribute `name`, if it has one.
+  std::optional<int64_t> intAttr(const Node &n, const char *name) {
+    const AttrValue *a = n.attr(name);
+    const int64_t *v = a ? std::get_if<int64_t>(a) : nullptr;
+    return v ? std::optional<int64_t>(*v) : std::nullopt;
+  }
+
+  /// `transpose{perm}` (a view) with the permutation checked here against the operand's static
+  /// rank: `dlm_tensor_transpose` permutes dims and strides without the kernel's attribute
+  /// parsing and checks. A permutation the kernel would reject takes the kernel (its error).
+  bool emitTranspose(const Node &n) {
+    if (n.op != "transpose" || !tensorsToTensor(n, 1)) return false;
+    int64_t rank = (int64_t)g.typeOf(n.inputs[0]).rank();
+    std::vector<int64_t> perm;
+    if (const AttrValue *a = n.attr("perm")) {
+      const std::vector<int64_t> *p = std::get_if<std::vector<int64_t>>(a);
+      if (!p) return false;
+      perm = *p;
+    }
+    if (perm.empty())
+      for (int64_t d = rank - 1; d >= 0; --d) perm.push_back(d);
+    if ((int64_t)perm.size() != rank) return false;
+    std::vector<bool> seen(rank, false);
+    for (int64_t &a : perm) {
+      if (a < -rank || a >= rank) return false;
+      if (a < 0) a += rank;
+      if (seen[a]) return false;
+      seen[a] = true;
+    }
+    storeDirect(n, b.CreateCall(rt("dlm_tensor_transpose", ptrTy, {ptrTy, i32(), ptrTy}),
+                                {load(n.inputs[0]), b.getInt32((int)rank), constArray<int64_t>(perm)}));
+    return true;
+  }
+
+  /// `index{axis}(x, i)` with a register integer index and a tensor result (x[t] in a loop): the
+  /// view `dlm_tensor_select` makes, with the kernel's bounds check; no boxing of i.
+  bool emitIndex(const Node &n) {
+    if (n.op != "index" || n.inputs.size() != 2 || n.numResults() != 1 || repr(n.inputs[0]) != Repr::Tensor ||
+        repr(n.inputs[1]) != Repr::Scalar || repr({n.id, 0}) != Repr::Tensor)
+      return false;
+    DType it = g.typeOf(n.inputs[1]).dtype();
+    int64_t rank = (int64_t)g.typeOf(n.inputs[0]).rank(), axis = intAttr(n, "axis").value_or(n.attr("axis") ? rank : 0);
+    if ((it != DType::I64 && it != DType::I32) || axis < -rank || axis >= rank) return false;
+    if (axis < 0) axis += rank;
+    llvm::Value *i = b.CreateSExt(load(n.inputs[1]), i64());
+    storeDirect(n, b.CreateCall(rt("dlm_tensor_select", ptrTy, {ptrTy, i32(), i64()}),
+                                {load(n.inputs[0]), b.getInt32((int)axis), i}));
+    return true;
+  }
+
+  /// A shape attribute without run-time dims (a reshape's may hold one -1), as the kernel reads it.
+  std::optional<std::vector<int64_t>> fixedShapeAttr(const Node &n) {
+    const AttrValue *a = n.attr("shape");
+    std::vector<int64_t> dims;
+    if (const Shape *shape = a ? std::get_if<Shape>(a) : nullptr) dims = runtimeShape(*shape);
+    else if (const std::vector<int64_t> *v = a ? std::get_if<std::vector<int64_t>>(a) : nullptr) dims = *v;
+    else return std::nullopt;
+    for (int64_t d : dims)
+      if (d == kDynamicIndex) return std::nullopt;
+    return dims;
+  }
+
+  /// `reshape{shape}(x)` with a shape fixed at compile time: `dlm_tensor_reshape` (a view of a
+  /// contiguous operand) without the kernel's attribute parsing.
+  bool emitReshape(const Node &n) {
+    if (n.op != "reshape" || !tensorsToTensor(n, 1)) return false;
+    std::optional<std::vector<int64_t>> shape = fixedShapeAttr(n);
+    if (!shape) return false;
+    storeDirect(n, b.CreateCall(rt("dlm_tensor_reshape", ptrTy, {ptrTy, i32(), ptrTy}),
+                                {load(n.inputs[0]), b.getInt32((int)shape->size()), constArray<int64_t>(*shape)}));
+    return true;
+  }
+
+  /// `zeros{shape, dtype}` of a fixed shape (a gradient accumulator's start, made again every
+  /// training step): `dlm_tensor_zeros`.
+  bool emitZeros(const Node &n) {
+    if (n.op != "zeros" || !tensorsToTensor(n, 0)) return false;
+    std::optional<std::vector<int64_t>> shape = fixedShapeAttr(n);
+    DType dt = DType::F32;
+    if (const AttrValue *a = n.attr("dtype")) {
+      const DType *d = std::get_if<DType>(a);
+      if (!d) return false;
+      dt = *d;
+    }
+    if (!shape) return false;
+    for (int64_t d : *shape)
+      if (d < 0) return false;
+    storeDirect(n, b.CreateCall(rt("dlm_tensor_zeros", ptrTy, {i32(), i32(), ptrTy}),
+                                {b.getInt32((int)dt), b.getInt32((int)shape->size()), constArray<int64_t>(*shape)}));
+    return true;
+  }
+
+  /// Any other op with tensor (or boxed scalar) operands and one tensor result: the generic
+  /// fast path `dlm_kernel_run`, which borrows the operands and returns the result (no value
+  /// structs, output array, output count or status to read back).
+  bool emitKernelRun(const Node &n) {
+    if (n.numResults() != 1 || repr({n.id, 0}) != Repr::Tensor) return false;
+    for (ValueRef v : n.inputs)
+      if (repr(v) != Repr::Tensor && repr(v) != Repr::Scalar) return false;
+    llvm::Value *id = b.CreateLoad(i32(), kernelId(kernelName(n)));
+    llvm::Value *attrs = attrsOf(n);
+    llvm::AllocaInst *ins = callArray(runInputs, ptrTy);
+    std::vector<llvm::Value *> boxed;
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      ValueRef v = n.inputs[i];
+      llvm::Value *x = load(v);
+      if (repr(v) == Repr::Scalar) boxed.push_back(x = box(x, g.typeOf(v).dtype()));
+      b.CreateStore(x, b.CreateConstGEP1_32(ptrTy, ins, (unsigned)i));
+    }
+    llvm::Value *t = b.CreateCall(rt("dlm_kernel_run", ptrTy, {i32(), ptrTy, i32(), ptrTy}),
+                                  {id, ins, b.getInt32((int)n.inputs.size()), attrs});
+    for (llvm::Value *x : boxed) release(b, x);
+    storeDirect(n, t);
     return true;
   }
 
@@ -726,6 +860,8 @@ private:
         c = isFloat(dt) ? llvm::ConstantFP::get(ty, *d) : nullptr;
       else if (auto *t = std::get_if<bool>(value))
         c = isFloat(dt) ? llvm::ConstantFP::get(ty, *t ? 1.0 : 0.0) : llvm::ConstantInt::get(ty, *t);
+      else if (auto *l = std::get_if<std::vector<double>>(value); l && l->size() == 1)
+        c = constFromDouble(dt, ty, l->front()); // a 0-d literal {dtype, shape = [], value = [v]}
       if (!c) return false;
       store({n.id, 0}, c);
       return true;
@@ -752,6 +888,23 @@ private:
     retain(b, t);
     store({n.id, 0}, t);
     return true;
+  }
+
+  /// The constant of dtype dt (machine type ty) the const kernel makes from a flat literal's
+  /// value v (a C++ conversion, as Tensor::fromVector does); null when it is not representable.
+  llvm::Constant *constFromDouble(DType dt, llvm::Type *ty, double v) {
+    switch (dt) {
+    case DType::F32: return llvm::ConstantFP::get(ty, (double)(float)v);
+    case DType::F64: return llvm::ConstantFP::get(ty, v);
+    case DType::Bool: return llvm::ConstantInt::get(ty, v != 0);
+    case DType::I32:
+      if (!(v > -2147483649.0 && v < 2147483648.0)) return nullptr;
+      return llvm::ConstantInt::get(ty, (uint64_t)(int64_t)(int32_t)v, true);
+    case DType::I64:
+      if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0)) return nullptr;
+      return llvm::ConstantInt::get(ty, (uint64_t)(int64_t)v, true);
+    }
+    return nullptr;
   }
 
   std::vector<DType> operandTypes(const Node &n) {
@@ -1083,7 +1236,7 @@ private:
   std::map<graph::FrameId, std::vector<std::vector<ValueRef>>> dropAfterItem; ///< see lastReads
   std::unique_ptr<ElementCode> code; ///< elementwise ops as scalar IR and loops
   bool currentBody = false; ///< the item being emitted is in its loop's body
-  llvm::AllocaInst *callInputs = nullptr, *callOutputs = nullptr, *scalarTmp = nullptr;
+  llvm::AllocaInst *callInputs = nullptr, *callOutputs = nullptr, *runInputs = nullptr, *scalarTmp = nullptr;
   llvm::BasicBlock *failBlock = nullptr; ///< the shared error exit (see checkFailure)
   llvm::PHINode *failSite = nullptr;
   std::vector<llvm::Constant *> sites;

@@ -85,12 +85,7 @@ void stackNewKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
 
 void stackPushKernel(Inputs ins, const Attrs &, Outputs &outs) {
   expectArity(ins, 2, "stack_push");
-  const Tensor &s = tensorArg(ins, 0, "stack_push");
-  Tensor x = tensorArg(ins, 1, "stack_push").contiguous();
-  if (s.rank() != x.rank() + 1) // (not check(): the message is built only on failure)
-    throw Error("stack_push: a stack of rank " + std::to_string(s.rank()) + " cannot hold " +
-                x.typeString());
-  outs.push_back(appendEntries(s, x, 1, x.shape(), "stack_push"));
+  outs.push_back(stackPush(tensorArg(ins, 0, "stack_push"), tensorArg(ins, 1, "stack_push")));
 }
 
 /// A stack's entry shape (its shape without dim 0) and the bytes of one entry.
@@ -201,6 +196,14 @@ void stackDropKernel(Inputs ins, const Attrs &, Outputs &outs) {
 }
 
 } // namespace
+
+Tensor stackPush(const Tensor &s, const Tensor &value) {
+  Tensor x = value.contiguous();
+  if (s.rank() != x.rank() + 1) // (not check(): the message is built only on failure)
+    throw Error("stack_push: a stack of rank " + std::to_string(s.rank()) + " cannot hold " +
+                x.typeString());
+  return appendEntries(s, x, 1, x.shape(), "stack_push");
+}
 
 Tensor stackTop(const Tensor &stack) {
   Tensor s = stack.contiguous();

@@ -1,11 +1,11 @@
 # RUN: %dlmc --emit=llvm -O0 %s > %t.ll
 # RUN: FileCheck %s < %t.ll
 # RUN: FileCheck %s --check-prefix=EXIT < %t.ll
-# Big ops call the runtime's kernels through the C ABI: kernel ids and attribute objects are
-# built once by @dlm_init; each call's status is checked and a failure branches to the one
-# error exit with the call's site, an index into a table of .dlm locations (the matmul: line
-# 14, column 7, where `a @ b` starts, with its source line), which records the location,
-# releases every tensor the program holds at that point, runs @dlm_fini and returns 1.
+# Big ops call the runtime's kernels through the C ABI, ids and attributes built by @dlm_init:
+# a tensor op with one tensor result (matmul) via dlm_kernel_run (null result: failure), others
+# (print) via dlm_kernel_call_values (non-zero status). A failure branches to the one error exit
+# with the call's site, an index into a table of .dlm locations (the matmul: line 14, column 7,
+# with its source line), which records it, releases every tensor held, runs @dlm_fini, returns 1.
 
 a = randn(4, 8)
 b = randn(8, 3)
@@ -22,10 +22,14 @@ print(a @ b)
 # CHECK:       call ptr @dlm_attrs_new()
 # CHECK:       call void @dlm_attrs_set_ints(ptr %{{.*}}, ptr @{{.*}}, ptr @{{.*}}, i64 1)
 # CHECK-LABEL: define i32 @dlm_main()
-# CHECK:       load i32, ptr @kernel.matmul
+# CHECK:       load i32, ptr @kernel.print
 # CHECK:       call i32 @dlm_kernel_call_values
 # CHECK-NEXT:  icmp ne i32
 # CHECK-NEXT:  br i1 %{{.*}}, label %fail, label %{{.*}}, !prof
+# CHECK:       [[ID:%.*]] = load i32, ptr @kernel.matmul
+# CHECK:       [[T:%.*]] = call ptr @dlm_kernel_run(i32 [[ID]], ptr %{{.*}}, i32 2, ptr null)
+# CHECK-NEXT:  [[BAD:%.*]] = icmp eq ptr [[T]], null
+# CHECK-NEXT:  br i1 [[BAD]], label %fail, label %{{.*}}, !prof
 
 # EXIT-LABEL:  define i32 @dlm_main()
 # EXIT:        fail:
