@@ -127,9 +127,9 @@ int callWith(int32_t id, Fill &&fill, const dlm_attrs *attrs, dlm_tensor **outpu
 
 /// The first output of op `name` run through the kernel table on operands not all on the
 /// CPU (a direct entry's fallback: the device's kernel).
-Tensor onDevice(const char *op, std::initializer_list<Value> ins) {
+Tensor onDevice(const char *op, std::initializer_list<Value> ins, const dlm_attrs *attrs = nullptr) {
   std::vector<Value> outs;
-  Status status = callKernel(op, ins, Attrs(), outs);
+  Status status = callKernel(op, ins, attrs ? attrs->attrs : Attrs(), outs);
   if (!status) throw Error(status.message());
   return outs.at(0).tensor();
 }
@@ -384,6 +384,25 @@ dlm_tensor *dlm_tensor_select(const dlm_tensor *t, int32_t axis, int64_t i) {
 
 dlm_tensor *dlm_tensor_reshape(const dlm_tensor *t, int32_t rank, const int64_t *shape) {
   return makeTensor([&] { return Unowned(t)->reshape(Shape(shape, shape + rank)); });
+}
+
+dlm_tensor *dlm_tensor_sum_to(const dlm_tensor *x, int32_t rank, const int64_t *shape, const dlm_attrs *attrs) {
+  return makeTensor([&] {
+    Unowned t(x);
+    if (t->device() != Device::CPU) return onDevice("sum_to", {Value(borrow(x))}, attrs);
+    viewShape.assign(shape, shape + rank);
+    if (!isFloat(t->dtype()) || t->numel() != numelOf(viewShape))
+      throw Error("dlm_tensor_sum_to: cannot sum " + t->typeString() + " down to shape " + shapeString(viewShape));
+    Tensor dense = t->contiguous(), out = Tensor::empty(t->dtype(), viewShape);
+    dispatchDType(t->dtype(), [&]<typename T>() {
+      if constexpr (std::is_floating_point_v<T>) {
+        const T *in = dense.data<T>();
+        T *o = out.data<T>();
+        for (int64_t i = 0, n = out.numel(); i < n; ++i) o[i] = in[i] + T(0);
+      }
+    });
+    return out;
+  });
 }
 
 dlm_tensor *dlm_kernel_run(int32_t id, dlm_tensor *const *inputs, int32_t nInputs, const dlm_attrs *attrs) {

@@ -139,6 +139,11 @@ dlm_tensor *dlm_tensor_select(const dlm_tensor *t, int32_t axis, int64_t i);
 /* reshape{shape}(t) with a shape attribute free of run-time dims (one entry may be -1): what
  * the kernel computes, a view of a contiguous t, else a copy. */
 dlm_tensor *dlm_tensor_reshape(const dlm_tensor *t, int32_t rank, const int64_t *shape);
+/* sum_to{shape}(x) (rank entries of shape) for a float x with as many elements as `shape`: only
+ * axes of size 1 are summed away (a bias gradient [1, n] -> [n]). The kernel's values, each
+ * element plus 0.0 (a sum starting from zero turns -0.0 into +0.0), in a new tensor, without
+ * the reduction's planning; a tensor off the CPU takes its device's kernel with `attrs`. */
+dlm_tensor *dlm_tensor_sum_to(const dlm_tensor *x, int32_t rank, const int64_t *shape, const dlm_attrs *attrs);
 /* The generic fast path for an op with tensor operands and one tensor result: kernel `id`
  * (dlm_kernel_id) run on the device of its operands, as dlm_kernel_call does, but with no
  * string operands, output array or count. Operands are borrowed (no references taken for the

@@ -601,7 +601,7 @@ private:
     if (rt::runtimeDevice(n.device) != rt::Device::CPU) return emitKernelCall(n);
     if (emitElementwise(n)) return;
     if (emitStaticSlice(n) || emitStaticSliceGrad(n) || emitStackOp(n) || emitTranspose(n) ||
-        emitIndex(n) || emitReshape(n) || emitZeros(n))
+        emitIndex(n) || emitReshape(n) || emitZeros(n) || emitSumToCopy(n))
       return;
     if (emitKernelRun(n)) return;
     emitKernelCall(n);
@@ -724,6 +724,29 @@ private:
       if (d < 0) return false;
     storeDirect(n, b.CreateCall(rt("dlm_tensor_zeros", ptrTy, {i32(), i32(), ptrTy}),
                                 {b.getInt32((int)dt), b.getInt32((int)shape->size()), constArray<int64_t>(*shape)}));
+    return true;
+  }
+
+  /// `sum_to{shape}(x)` of a float x whose static shape is `shape` after leading axes of size 1
+  /// (an LSTM's bias gradient [1, 128] -> [128], every step): no sum to compute, so
+  /// `dlm_tensor_sum_to` copies the elements (plus 0.0, as the kernel's sum from zero) without
+  /// the reduction's planning. The shapes are checked here as the kernel checks them.
+  bool emitSumToCopy(const Node &n) {
+    if (n.op != "sum_to" || !tensorsToTensor(n, 1)) return false;
+    const Type &in = g.typeOf(n.inputs[0]);
+    std::optional<std::vector<int64_t>> target = fixedShapeAttr(n);
+    if (!target || !isFloat(in.dtype()) || n.results[0].dtype() != in.dtype() || target->size() > in.rank())
+      return false;
+    size_t lead = in.rank() - target->size();
+    if (lead == 0) return false; // (nothing summed: the kernel returns x itself)
+    for (size_t d = 0; d < in.rank(); ++d) {
+      if (!in.shape()[d].isStatic()) return false;
+      int64_t size = in.shape()[d].size();
+      if (d < lead ? size != 1 : (*target)[d - lead] != size) return false; // a real sum (or an error)
+    }
+    storeDirect(n, b.CreateCall(rt("dlm_tensor_sum_to", ptrTy, {ptrTy, i32(), ptrTy, ptrTy}),
+                                {load(n.inputs[0]), b.getInt32((int)target->size()), constArray<int64_t>(*target),
+                                 attrsOf(n)}));
     return true;
   }
 

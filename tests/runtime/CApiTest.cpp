@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
+#include <initializer_list>
+#include <vector>
 #include <unistd.h>
 
 namespace {
@@ -169,6 +172,141 @@ TEST(CApi, AttrsAndRefcounts) {
   dlm_attrs_free(attrs);
   dlm_tensor_release(out);
   dlm_tensor_release(a);
+}
+
+/// Whether the caller holds the only reference to t: dlm_tensor_output_like hands a donor back
+/// only then (an entry that kept or dropped a reference it should not would show here).
+bool onlyReference(dlm_tensor *t) { return dlm_tensor_output_like(t, dlm_tensor_dtype(t), t) == t; }
+
+/// The `kernel`'s one output for operands `ins` (through the generic call), for comparisons.
+dlm_tensor *viaKernel(const char *kernel, std::initializer_list<dlm_tensor *> ins, dlm_attrs *attrs = nullptr) {
+  dlm_tensor *out = nullptr;
+  std::vector<dlm_tensor *> v(ins);
+  EXPECT_EQ(dlm_kernel_call(dlm_kernel_id(kernel), v.data(), (int32_t)v.size(), attrs, &out, 1, nullptr), 0)
+      << dlm_last_error();
+  return out;
+}
+
+// dlm_kernel_run (codegen's generic fast path) gives the kernel's result without taking or
+// leaking a reference to its operands, on success and on failure; an op with no tensor
+// result is an error, not a crash.
+TEST(CApi, KernelRunBorrowsItsOperands) {
+  int64_t s1[2] = {2, 3}, s2[2] = {3, 2};
+  float a[6] = {1, 2, 3, 4, 5, 6};
+  dlm_tensor *x = dlm_tensor_from_data(DLM_F32, 2, s1, a), *y = dlm_tensor_from_data(DLM_F32, 2, s2, a);
+  dlm_tensor *ins[2] = {x, y};
+  dlm_tensor *run = dlm_kernel_run(dlm_kernel_id("matmul"), ins, 2, nullptr);
+  ASSERT_NE(run, nullptr) << dlm_last_error();
+  dlm_tensor *call = viaKernel("matmul", {x, y});
+  ASSERT_EQ(dlm_tensor_numel(run), 4);
+  EXPECT_EQ(std::memcmp(dlm_tensor_data(run), dlm_tensor_data(call), 4 * sizeof(float)), 0);
+  EXPECT_TRUE(onlyReference(x));
+  EXPECT_TRUE(onlyReference(y));
+  EXPECT_TRUE(onlyReference(run));
+  dlm_tensor *bad[2] = {x, x};
+  EXPECT_EQ(dlm_kernel_run(dlm_kernel_id("matmul"), bad, 2, nullptr), nullptr);
+  EXPECT_NE(std::strstr(dlm_last_error(), "cannot multiply f32[2, 3] by f32[2, 3]"), nullptr) << dlm_last_error();
+  EXPECT_TRUE(onlyReference(x));
+  dlm_tensor *n = dlm_tensor_scalar_i64(7);
+  EXPECT_EQ(dlm_kernel_run(dlm_kernel_id("seed"), &n, 1, nullptr), nullptr);
+  EXPECT_STREQ(dlm_last_error(), "'seed' did not produce one tensor");
+  dlm_tensor *missing[2] = {x, nullptr};
+  EXPECT_EQ(dlm_kernel_run(dlm_kernel_id("add"), missing, 2, nullptr), nullptr);
+  EXPECT_STREQ(dlm_last_error(), "'add': null tensor operand");
+  for (dlm_tensor *t : {n, call, run, y, x}) dlm_tensor_release(t);
+}
+
+// The direct views (transpose, index with an int, reshape) are the kernels' views; an index out
+// of range is the kernel's message; none takes a reference to its operand.
+TEST(CApi, DirectViewsMatchTheKernels) {
+  int64_t shape[3] = {2, 3, 4};
+  float data[24];
+  for (int i = 0; i < 24; ++i) data[i] = (float)i;
+  dlm_tensor *x = dlm_tensor_from_data(DLM_F32, 3, shape, data);
+  auto sameView = [](dlm_tensor *a, dlm_tensor *b) {
+    ASSERT_NE(a, nullptr) << dlm_last_error();
+    ASSERT_NE(b, nullptr);
+    ASSERT_EQ(dlm_tensor_rank(a), dlm_tensor_rank(b));
+    for (int d = 0; d < dlm_tensor_rank(a); ++d) {
+      EXPECT_EQ(dlm_tensor_shape(a)[d], dlm_tensor_shape(b)[d]);
+      EXPECT_EQ(dlm_tensor_strides(a)[d], dlm_tensor_strides(b)[d]);
+    }
+    EXPECT_EQ(dlm_tensor_data(a), dlm_tensor_data(b));
+  };
+  int64_t perm[3] = {2, 0, 1};
+  dlm_attrs *tattrs = dlm_attrs_new();
+  dlm_attrs_set_ints(tattrs, "perm", perm, 3);
+  dlm_tensor *t = dlm_tensor_transpose(x, 3, perm), *tk = viaKernel("transpose", {x}, tattrs);
+  sameView(t, tk);
+  EXPECT_EQ(dlm_tensor_transpose(x, 2, perm), nullptr);
+  EXPECT_NE(std::strstr(dlm_last_error(), "does not match rank 3"), nullptr) << dlm_last_error();
+
+  dlm_tensor *i = dlm_tensor_scalar_i64(-1);
+  dlm_attrs *iattrs = dlm_attrs_new();
+  dlm_attrs_set_int(iattrs, "axis", 1);
+  dlm_tensor *sel = dlm_tensor_select(t, 1, -1), *selk = viaKernel("index", {t, i}, iattrs);
+  sameView(sel, selk);
+  EXPECT_EQ(static_cast<const float *>(dlm_tensor_data(sel))[0], 12.0f); // t[:, 1] = x[1, :, :].T
+  EXPECT_EQ(dlm_tensor_select(x, 0, 2), nullptr);
+  EXPECT_STREQ(dlm_last_error(), "index 2 is out of range for axis 0 with size 2");
+  EXPECT_EQ(dlm_tensor_select(x, 2, -5), nullptr);
+  EXPECT_STREQ(dlm_last_error(), "index -5 is out of range for axis 2 with size 4");
+
+  int64_t target[2] = {-1, 6};
+  dlm_attrs *rattrs = dlm_attrs_new();
+  dlm_attrs_set_ints(rattrs, "shape", target, 2);
+  dlm_tensor *r = dlm_tensor_reshape(x, 2, target), *rk = viaKernel("reshape", {x}, rattrs);
+  sameView(r, rk);
+  dlm_tensor *rt = dlm_tensor_reshape(t, 2, target); // a permuted view: reshaped as a copy
+  ASSERT_NE(rt, nullptr);
+  EXPECT_EQ(static_cast<const float *>(dlm_tensor_data(rt))[1], 4.0f);
+  for (dlm_tensor *v : {rt, rk, r, selk, sel, i, tk, t}) dlm_tensor_release(v);
+  EXPECT_TRUE(onlyReference(x)); // (the views gone, nothing else holds x or its memory)
+  dlm_tensor_release(x);
+  for (dlm_attrs *a : {tattrs, iattrs, rattrs}) dlm_attrs_free(a);
+}
+
+TEST(CApi, StackPushMatchesTheKernel) {
+  int64_t entry[2] = {1, 3};
+  float a[3] = {1, 2, 3}, b[3] = {4, 5, 6};
+  dlm_tensor *x = dlm_tensor_from_data(DLM_F32, 2, entry, a), *y = dlm_tensor_from_data(DLM_F32, 2, entry, b);
+  dlm_attrs *attrs = dlm_attrs_new();
+  dlm_attrs_set_int(attrs, "rank", 2);
+  dlm_tensor *s0 = viaKernel("stack_new", {}, attrs);
+  dlm_tensor *s1 = dlm_stack_push(s0, x);
+  ASSERT_NE(s1, nullptr) << dlm_last_error();
+  dlm_tensor *s2 = dlm_stack_push(s1, y), *k2 = viaKernel("stack_push", {s1, y});
+  ASSERT_NE(s2, nullptr) << dlm_last_error();
+  ASSERT_EQ(dlm_tensor_rank(s2), 3);
+  EXPECT_EQ(dlm_tensor_shape(s2)[0], 2);
+  dlm_tensor *top = dlm_stack_top(s2), *ktop = dlm_stack_top(k2);
+  EXPECT_EQ(std::memcmp(dlm_tensor_data(top), b, sizeof b), 0);
+  EXPECT_EQ(std::memcmp(dlm_tensor_data(ktop), b, sizeof b), 0);
+  EXPECT_EQ(dlm_stack_push(s2, s2), nullptr);
+  EXPECT_STREQ(dlm_last_error(), "stack_push: a stack of rank 3 cannot hold f32[2, 1, 3]");
+  dlm_attrs_free(attrs);
+  for (dlm_tensor *t : {ktop, top, k2, s2, s1, s0, y, x}) dlm_tensor_release(t);
+}
+
+// sum_to that only drops leading axes of size 1 is a copy with the kernel's exact values: its
+// sum starts from zero, so -0.0 comes out as +0.0 (bits compared).
+TEST(CApi, SumToCopyHasTheKernelsBits) {
+  int64_t shape[2] = {1, 4}, target[1] = {4};
+  float data[4] = {-0.0f, 1.5f, -2.25f, 3e-39f};
+  dlm_tensor *x = dlm_tensor_from_data(DLM_F32, 2, shape, data);
+  dlm_attrs *attrs = dlm_attrs_new();
+  dlm_attrs_set_ints(attrs, "shape", target, 1);
+  dlm_tensor *direct = dlm_tensor_sum_to(x, 1, target, attrs), *kernel = viaKernel("sum_to", {x}, attrs);
+  ASSERT_NE(direct, nullptr) << dlm_last_error();
+  ASSERT_EQ(dlm_tensor_rank(direct), 1);
+  EXPECT_EQ(dlm_tensor_shape(direct)[0], 4);
+  EXPECT_EQ(std::memcmp(dlm_tensor_data(direct), dlm_tensor_data(kernel), sizeof data), 0);
+  EXPECT_FALSE(std::signbit(static_cast<const float *>(dlm_tensor_data(direct))[0]));
+  int64_t wrong[1] = {3};
+  EXPECT_EQ(dlm_tensor_sum_to(x, 1, wrong, attrs), nullptr);
+  EXPECT_NE(std::strstr(dlm_last_error(), "cannot sum f32[1, 4] down to shape [3]"), nullptr) << dlm_last_error();
+  dlm_attrs_free(attrs);
+  for (dlm_tensor *t : {kernel, direct, x}) dlm_tensor_release(t);
 }
 
 TEST(CApi, TooFewOutputSlotsIsAnError) {
