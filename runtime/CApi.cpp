@@ -383,7 +383,13 @@ dlm_tensor *dlm_tensor_select(const dlm_tensor *t, int32_t axis, int64_t i) {
 }
 
 dlm_tensor *dlm_tensor_reshape(const dlm_tensor *t, int32_t rank, const int64_t *shape) {
-  return makeTensor([&] { return Unowned(t)->reshape(Shape(shape, shape + rank)); });
+  return makeTensor([&] {
+    Unowned x(t);
+    if (x->device() == Device::CPU || x->isContiguous()) return x->reshape(Shape(shape, shape + rank));
+    dlm_attrs attrs; // (a copy on another device is its kernel's)
+    attrs.attrs.set("shape", std::vector<int64_t>(shape, shape + rank));
+    return onDevice("reshape", {Value(borrow(t))}, &attrs);
+  });
 }
 
 dlm_tensor *dlm_tensor_sum_to(const dlm_tensor *x, int32_t rank, const int64_t *shape, const dlm_attrs *attrs) {

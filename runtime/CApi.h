@@ -137,7 +137,8 @@ dlm_tensor *dlm_tensor_transpose(const dlm_tensor *t, int32_t rank, const int64_
  * ("index I is out of range for axis A with size N") when i is out of range. */
 dlm_tensor *dlm_tensor_select(const dlm_tensor *t, int32_t axis, int64_t i);
 /* reshape{shape}(t) with a shape attribute free of run-time dims (one entry may be -1): what
- * the kernel computes, a view of a contiguous t, else a copy. */
+ * the kernel computes, a view of a contiguous t, else a copy (by the device's kernel for a
+ * tensor off the CPU). */
 dlm_tensor *dlm_tensor_reshape(const dlm_tensor *t, int32_t rank, const int64_t *shape);
 /* sum_to{shape}(x) (rank entries of shape) for a float x with as many elements as `shape`: only
  * axes of size 1 are summed away (a bias gradient [1, n] -> [n]). The kernel's values, each

@@ -724,6 +724,7 @@ private:
       if (d < 0) return false;
     storeDirect(n, b.CreateCall(rt("dlm_tensor_zeros", ptrTy, {i32(), i32(), ptrTy}),
                                 {b.getInt32((int)dt), b.getInt32((int)shape->size()), constArray<int64_t>(*shape)}));
+    denseResults.insert({n.id, 0});
     return true;
   }
 
@@ -1106,7 +1107,12 @@ private:
         args.push_back(values[k]);
         continue;
       }
-      bool inPlace = donor && s.resolve(g, n.inputs[k]) == *donor;
+      ValueRef r = s.resolve(g, n.inputs[k]);
+      bool inPlace = donor && r == *donor;
+      if (!inPlace && knownDense(r)) { // (no contiguity test, no copy to make)
+        args.push_back(b.CreateCall(rt("dlm_tensor_data", ptrTy, {ptrTy}), {values[k]}));
+        continue;
+      }
       auto [data, copy] = denseData(values[k], n, inPlace ? out : nullptr, outData);
       args.push_back(data);
       copies.push_back(copy);
@@ -1115,8 +1121,13 @@ private:
     b.CreateCall(code->loopFunction(name, *body, operands, loops.size()), args);
     for (llvm::Value *copy : copies) release(b, copy);
     store({n.id, 0}, out);
+    denseResults.insert({n.id, 0});
     return true;
   }
+
+  /// Whether value r is a dense host tensor whenever it is set: the output of a generated
+  /// elementwise loop (a fresh dense tensor or a dense donor updated in place) or of zeros.
+  bool knownDense(ValueRef r) { return denseResults.count({r.node, r.port}) != 0; }
 
   /// The dense data of tensor t: its own, or (for a view) that of a contiguous copy, returned
   /// second (null when t is dense) for the caller to release. When t may be the output `out`
@@ -1260,6 +1271,7 @@ private:
   std::unique_ptr<ElementCode> code; ///< elementwise ops as scalar IR and loops
   bool currentBody = false; ///< the item being emitted is in its loop's body
   llvm::AllocaInst *callInputs = nullptr, *callOutputs = nullptr, *runInputs = nullptr, *scalarTmp = nullptr;
+  std::set<std::pair<NodeId, uint32_t>> denseResults; ///< see knownDense
   llvm::BasicBlock *failBlock = nullptr; ///< the shared error exit (see checkFailure)
   llvm::PHINode *failSite = nullptr;
   std::vector<llvm::Constant *> sites;
