@@ -195,6 +195,9 @@ Tensor readCsv(const std::string &path, DType dtype) {
     ++rows;
   }
   check(!in.bad(), "cannot read CSV file '" + path + "'");
+  // No line at all says nothing about the columns: a [0, 0] tensor would only fail later, far
+  // from the cause (a truncated download, a wrong path). A header alone gives [0, cols].
+  if (first) throw Error("CSV file '" + path + "' is empty: no header and no rows");
   return Tensor::fromVector<double>(dtype, values, Shape{rows, (int64_t)cols});
 }
 

@@ -30,7 +30,7 @@ std::pair<Tensor, Tensor> fashionMnist(const std::string &split);
 
 /// Reads a numeric CSV file into a [rows, cols] tensor of `dtype` (f32 or f64). A first line
 /// with a non-numeric field is a header and skipped; blank lines are skipped. Errors give
-/// "path:line: ...".
+/// "path:line: ...". A header alone gives [0, cols]; a file with no line at all is an error.
 Tensor readCsv(const std::string &path, DType dtype = DType::F32);
 
 } // namespace dlm::rt
