@@ -27,7 +27,7 @@ fd = (grad(f)(x + eps * v, w) - grad(f)(x - eps * v, w)) / (2.0 * eps)
 print("H v          ", hv)
 print("finite diffs ", fd)
 err = max(abs(hv - fd))
-print("max difference below 1e-6:", err < 1e-6)
+print("max difference below 1e-6:", bool(err < 1e-6))
 assert err < 1e-6, "Hessian-vector product disagrees with finite differences"
 # The curvature along v: v^T H v.
-print("curvature along v:", sum(v * hv))
+print("curvature along v:", float(sum(v * hv)))

@@ -40,4 +40,4 @@ last = loss_fn(params, xs, target)
 assert last < first * 0.5, "the loss should go down"
 save("lstm_sequence.safetensors", params)
 restored = load("lstm_sequence.safetensors", like=params)
-print("reloaded loss equal:", loss_fn(restored, xs, target) == last)
+print("reloaded loss equal:", bool(loss_fn(restored, xs, target) == last))

@@ -22,10 +22,11 @@ def accuracy(logits, labels):
     hits = argmax(logits, axis=1) == labels
     return mean(hits.astype(f32))
 
-# A 0-d tensor as a float rounded to `digits` decimals, for printing (`accuracy 0.8812`).
+# A 0-d tensor (or a number) as a float rounded to `digits` decimals, for printing
+# (`accuracy 0.8812`): a float prints as a plain number, a 0-d tensor as tensor(...).
 def rounded(x, digits=4):
     scale = 10.0 ** digits
-    return (x.astype(f64) * scale + 0.5) // 1.0 / scale
+    return float((x.astype(f64) * scale + 0.5) // 1.0 / scale)
 
 # One-hot rows [N, n] (f32) for integer labels [N].
 def onehot(labels, n):

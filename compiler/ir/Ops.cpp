@@ -979,7 +979,10 @@ std::vector<Entry> entries() {
   for (const char *n : {"max_grad", "min_grad"})
     e.push_back({n, {"x", "g"}, {kAxes, kKeepdims}, inferLike<0>, false, C::Cheap, false});
 
-  e.push_back({"print", {"values"}, {}, inferNone, false, C::Cheap, false, true, true});
+  // `scalars` (one flag per operand) marks language int/float/bool operands; without it a 0-d
+  // f64/i64/bool operand reads as one (runtime/Print.h).
+  e.push_back({"print", {"values"}, {{"scalars", AttrKind::Ints}}, inferNone, false, C::Cheap, false,
+               true, true});
   e.push_back({"save", {"path", "tensors"}, {}, inferSave, false, C::Expensive, false, true,
                true});
   e.push_back({"load",

@@ -481,7 +481,8 @@ Operand gather(Sema &s, CallArgs &a, const Bound &b) {
 /// `memory_stats(...)`): emits `op` on them; a function, module, dtype or none among them is
 /// the error "<name> <problem> X".
 Operand variadicLeavesOp(Sema &s, CallArgs &a, const Bound &b, llvm::StringRef op,
-                         llvm::StringRef name, llvm::StringRef problem) {
+                         llvm::StringRef name, llvm::StringRef problem,
+                         Attrs (*attrsOf)(const std::vector<Operand> &) = nullptr) {
   std::vector<Operand> leaves;
   for (const Operand &o : b.rest) {
     if (o.callee || o.module || o.dtype || o.type.kind() == Type::Kind::None) {
@@ -492,7 +493,7 @@ Operand variadicLeavesOp(Sema &s, CallArgs &a, const Bound &b, llvm::StringRef o
     }
     flatten(s, o, a.loc, leaves);
   }
-  return s.emitOp(op.str(), leaves, {}, a.loc);
+  return s.emitOp(op.str(), leaves, attrsOf ? attrsOf(leaves) : Attrs{}, a.loc);
 }
 
 /// memory_stats(after...) -> (live bytes, peak bytes), read once every leaf of `after` exists.
@@ -522,6 +523,43 @@ Operand tensorLiteral(Sema &s, CallArgs &a, const Bound &b) {
   attrs["shape"] = scan.shape;
   attrs["dtype"] = *dtype;
   return s.emitOp("const", {}, attrs, a.loc);
+}
+
+/// float(x), int(x), bool(x): a number or a 0-d tensor as the language's scalar, converted as
+/// Python converts (int() truncates toward zero, bool() is x != 0). The graph value stays a
+/// 0-d f64/i64/bool; what changes is the type: print shows a plain number and it meets tensors
+/// as a Python scalar does. A tensor goes through a cast to that dtype, then an Identity that
+/// carries the scalar type, so the cast's gradient sees tensors on both sides.
+Operand toScalar(Sema &s, CallArgs &a, const Bound &b) {
+  const Operand &x = *b.get("x");
+  bool toFloat = a.calleeName == "float", toInt = a.calleeName == "int";
+  Type want = toFloat ? Type::floatTy() : toInt ? Type::intTy() : Type::boolTy();
+  DType to = toFloat ? DType::F64 : toInt ? DType::I64 : DType::Bool;
+  bool number = x.type.kind() == Type::Kind::Int || x.type.kind() == Type::Kind::Float ||
+                x.type.kind() == Type::Kind::Bool;
+  bool zeroD = x.type.isTensor() && x.type.rank() == 0;
+  if (x.callee || x.module || x.dtype || !(number || zeroD)) {
+    std::string hint = x.type.isTensor() && !x.callee
+                           ? "; for every element use x.astype(" + std::string(dtypeName(to)) + ")"
+                           : "";
+    s.error(where(x, a), a.calleeName + "() needs a number or a 0-d tensor, found " +
+                             describeOperand(x) + hint);
+    return s.poison();
+  }
+  if (x.type == want)
+    return x;
+  Operand v = x;
+  if (number || x.type.dtype() != to) {
+    Attrs attrs;
+    attrs["dtype"] = to;
+    v = s.emitOp("cast", {x}, attrs, a.loc);
+  }
+  if (number || !v.value)
+    return v;
+  Operand r = s.emitOp("Identity", {v}, {}, a.loc);
+  if (r.value)
+    r.value->type = r.type = want;
+  return r;
 }
 
 Operand astype(Sema &s, CallArgs &a, const Bound &b) {
@@ -674,8 +712,30 @@ Operand sizeOp(Sema &s, CallArgs &a, const Bound &b) {
   return total;
 }
 
+/// print's `scalars` flags: the graph carries an int, float or bool as a 0-d i64/f64/bool
+/// tensor and print reads such a value as a plain number unless told otherwise, so when a
+/// genuine 0-d tensor of those dtypes is printed, one flag per operand says which operands are
+/// the language's scalars (runtime/Print.h). Otherwise no attribute (the common case).
+Attrs printScalars(const std::vector<Operand> &leaves) {
+  auto isScalar = [](const Type &t) {
+    return t.kind() == Type::Kind::Int || t.kind() == Type::Kind::Float || t.kind() == Type::Kind::Bool;
+  };
+  auto looksScalar = [](const Type &t) {
+    return t.isTensor() && t.rank() == 0 &&
+           (t.dtype() == DType::F64 || t.dtype() == DType::I64 || t.dtype() == DType::Bool);
+  };
+  if (std::none_of(leaves.begin(), leaves.end(), [&](const Operand &o) { return looksScalar(o.type); }))
+    return {};
+  std::vector<int64_t> flags;
+  for (const Operand &o : leaves)
+    flags.push_back(isScalar(o.type) ? 1 : 0);
+  Attrs attrs;
+  attrs["scalars"] = flags;
+  return attrs;
+}
+
 Operand printOp(Sema &s, CallArgs &a, const Bound &b) {
-  return variadicLeavesOp(s, a, b, "print", "print()", " cannot print ");
+  return variadicLeavesOp(s, a, b, "print", "print()", " cannot print ", printScalars);
 }
 
 Operand save(Sema &s, CallArgs &a, const Bound &b) {
@@ -835,6 +895,8 @@ const std::map<std::string, BuiltinInfo> &table() {
     m["progress"] = {{"done", "total"}, progress, false};
     m["tensor"] = {{"data", "dtype="}, tensorLiteral, false};
     m["astype"] = {{"x", "dtype"}, astype, true};
+    for (const char *n : {"float", "int", "bool"})
+      m[n] = {{"x"}, toScalar, false};
     m["reshape"] = {{"x", "*dims"}, reshape, true};
     m["transpose"] = {{"x", "axes="}, transpose, true};
     m["concat"] = {{"xs", "axis="}, concatStack, false};

@@ -451,6 +451,10 @@ Operand Sema::call(const CallExpr &e) {
     r = argError ? poison() : callCallable(callee.callee, args);
   } else if (callee.module) {
     error(e.getCallee()->getRange(), "module '" + callee.module->name + "' is not callable");
+  } else if (callee.dtype && *callee.dtype == DType::Bool) {
+    // `bool` names a dtype and, called, Python's conversion (SemaBuiltins.cpp toScalar).
+    args.calleeName = "bool";
+    r = argError ? poison() : callBuiltin("bool", args);
   } else if (callee.dtype) {
     error(e.getCallee()->getRange(), "'" + std::string(dtypeName(*callee.dtype)) +
                                          "' is a dtype, not a function; use x.astype(" +

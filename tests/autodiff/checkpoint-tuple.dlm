@@ -32,4 +32,4 @@ print("db", max(abs(gb - pb)))
 print("nonzero", max(abs(gw)) > 0.0)
 # CHECK: dw tensor(0.)
 # CHECK-NEXT: db tensor(0.)
-# CHECK-NEXT: nonzero True
+# CHECK-NEXT: nonzero tensor(True, dtype=bool)

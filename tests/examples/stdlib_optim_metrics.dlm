@@ -35,7 +35,7 @@ print(metrics.accuracy(logits, labels))
 # CHECK: tensor(0.5)
 ce = metrics.cross_entropy_loss(logits, labels)
 print(abs(ce - metrics.nll(log_softmax(logits, axis=1), labels)) < 1e-6)
-# CHECK: True
+# CHECK: tensor(True, dtype=bool)
 print(metrics.onehot(labels, 3))
 # CHECK: tensor({{\[\[}}1., 0., 0.],
 print(metrics.mse_loss(tensor([1.0, 2.0]), tensor([3.0, 2.0])), metrics.rounded(tensor(0.123456), digits=2))

@@ -33,7 +33,7 @@ x, y = fashion_mnist("test")
 dprint(len(x), x.shape[1], len(y), y[0:12])
 dprint(x[0, 380:392], x[9999, 150:156], x[17].sum(dtype=np.float32), x[17].max())
 xt, yt = fashion_mnist("train")
-dprint(len(xt), yt[59988:60000], xt[59999, 500:506], int(yt.sum()))
+dprint(len(xt), yt[59988:60000], xt[59999, 500:506], yt.sum())
 
 imgs = read_idx("t10k-images-idx3-ubyte.gz").astype(np.int32)
 dprint(*imgs.shape, imgs[3, 14, 10:20])
