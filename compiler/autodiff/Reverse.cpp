@@ -944,14 +944,13 @@ bool Reverse::run(const std::vector<int64_t> &argnums, bool withValue, const Typ
       ssa::Value *g = adjoint(root, {p, l});
       if (!g)
         g = zerosOf(root, p, l, loc);
-      // A 0-d f32 op with a float scalar computes in f64 at run time (the runtime cannot tell a
-      // scalar from a 0-d tensor), so the gradient is cast back to its parameter's dtype.
-      Type t = leafTypes(p->type)[l];
-      if (t.isTensor() && t.dtype() != DType::F64) {
-        Attrs a;
-        a["dtype"] = t.dtype();
-        g = emit(root, "cast", {g}, a, loc, t);
-      }
+      // The gradient already has its parameter's dtype, statically and at run time: give()
+      // fits every adjoint to its leaf's type (fitTo casts), and lowering casts a 0-d tensor
+      // meeting a Python scalar to the dtype sema typed the op with (castToComputeDType in
+      // compiler/lower), so no cast back is needed (a run-time f64 from an f32 op was why one
+      // used to be emitted here for every parameter).
+      assert((!leafTypes(p->type)[l].isTensor() || g->type.dtype() == leafTypes(p->type)[l].dtype()) &&
+             "an adjoint has its leaf's dtype");
       leaves.push_back(g);
     }
     size_t next = 0;
