@@ -127,4 +127,14 @@ TEST(Csv, ErrorsHaveLineNumbers) {
   expectError([&] { readCsv(tempDir() + "/none.csv"); }, "cannot open");
 }
 
+TEST(Csv, EmptyFileIsAnErrorHeaderAloneGivesNoRows) {
+  std::string p = tempDir() + "/c.csv";
+  writeFile(p, "");
+  expectError([&] { readCsv(p); }, "CSV file '" + p + "' is empty: no header and no rows");
+  writeFile(p, "\n  \n");
+  expectError([&] { readCsv(p); }, "is empty");
+  writeFile(p, "x,y,label\n\n");
+  EXPECT_EQ(readCsv(p).shape(), (Shape{0, 3}));
+}
+
 } // namespace
