@@ -62,6 +62,10 @@ std::vector<const PassInfo *> pipelineForLevel(unsigned level) {
   add("fuse-horizontal");
   add("cse");
   add("simplify");
+  // A loop's gradient: tiled slice gradients become one concat, and the stacks one loop saves
+  // for its backward become one stack (fewer run-time calls per iteration).
+  add("concat-grads");
+  add("merge-stacks");
   add("fuse-library");
   add("dce");
   // Last: elementwise chains become `fused` nodes, one loop each in codegen (docs/codegen.md).

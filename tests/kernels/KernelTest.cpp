@@ -540,6 +540,22 @@ TEST(Shape, ConcatStackSplit) {
   EXPECT_FALSE(callKernel("split", {Value(Tensor::zeros(DType::F32, {4}))}, Attrs{{"sizes", Shape{1, 2}}}, outs).ok());
 }
 
+// concat of contiguous operands of one dtype copies whole blocks (memcpy per index before the
+// axis); it must place every element where the strided copy of a non-contiguous operand does.
+TEST(Shape, ConcatContiguousBlocksMatchStridedCopy) {
+  for (int64_t axis : {0, 1, 2}) {
+    Shape sa{2, 3, 4}, sb{2, 3, 4}, sc{2, 3, 4};
+    sb[axis] = 1;
+    sc[axis] = 2;
+    Tensor a = randomTensor(DType::F32, sa), b = randomTensor(DType::F32, sb),
+           c = randomTensor(DType::F32, sc);
+    Tensor fast = run("concat", {a, b, c}, Attrs{{"axis", axis}});
+    Tensor slow = run("concat", {a, strided(b), c}, Attrs{{"axis", axis}});
+    ASSERT_EQ(fast.shape(), slow.shape());
+    for (int64_t k = 0; k < fast.numel(); ++k) EXPECT_EQ(fast.data<float>()[k], slow.data<float>()[k]);
+  }
+}
+
 TEST(Shape, ReshapeTransposeSqueezeExpand) {
   Tensor x = randomTensor(DType::F32, {2, 3, 4});
   EXPECT_EQ(run("reshape", {x}, Attrs{{"shape", Shape{4, -1}}}).shape(), (Shape{4, 6}));
