@@ -6,11 +6,14 @@
 // softmax, conv2d. bench/kernels/compare.py runs both and prints the ratios.
 //
 //===----------------------------------------------------------------------===//
+#include "kernels/cpu/SmallGemm.h"
 #include "runtime/Kernel.h"
 #include "runtime/Random.h"
 
 #include <benchmark/benchmark.h>
+#include <cblas.h>
 
+#include <array>
 #include <cstring>
 
 using namespace dlm;
@@ -39,6 +42,48 @@ BENCHMARK(BM_Matmul)
     ->Args({2048, 2048, 2048})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
+
+/// The unbatched recurrent step's products through the kernel (output allocation included):
+/// args m, k, n, and whether b is the transposed view of a [n, k] tensor (`dz @ w.T`).
+/// They take kernels/cpu/SmallGemm's direct loops.
+void BM_SmallMatmul(benchmark::State &state) {
+  int64_t m = state.range(0), k = state.range(1), n = state.range(2);
+  Tensor a = randn({m, k}), b = state.range(3) ? randn({n, k}).transpose() : randn({k, n});
+  for (auto _ : state) benchmark::DoNotOptimize(run("matmul", {a, b}).rawData());
+}
+BENCHMARK(BM_SmallMatmul)
+    ->Args({1, 32, 128, 0})  // h @ wh
+    ->Args({1, 8, 128, 0})   // x @ wx
+    ->Args({1, 128, 32, 1})  // dz @ wh.T
+    ->Args({32, 1, 128, 0})  // h.T @ dz
+    ->Args({16, 64, 64, 0})
+    ->UseRealTime();
+
+/// kernels/cpu/SmallGemm's loops and cblas_sgemm on the same operands: the measurements behind
+/// smallGemmFits (1-3 rows or k = 1, m * n * k <= 65536). Args m, k, n.
+template <bool Blas> void gemmEntry(benchmark::State &state) {
+  int64_t m = state.range(0), k = state.range(1), n = state.range(2);
+  Tensor a = randn({m, k}), b = randn({k, n}), c = Tensor::empty(DType::F32, {m, n});
+  const float *pa = a.data<float>(), *pb = b.data<float>();
+  float *pc = c.data<float>();
+  for (auto _ : state) {
+    if (Blas)
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, pa, k, pb, n, 0.0f, pc, n);
+    else
+      cpu::smallGemm(m, n, k, {pa, k, 1}, {pb, n, 1}, pc, n, {nullptr, 0, 0}, false);
+    benchmark::ClobberMemory();
+  }
+}
+void BM_GemmSmallPath(benchmark::State &state) { gemmEntry<false>(state); }
+void BM_GemmOpenBlas(benchmark::State &state) { gemmEntry<true>(state); }
+void gemmSizes(benchmark::internal::Benchmark *b) {
+  for (auto [m, k, n] : {std::array<int64_t, 3>{1, 32, 128}, {1, 8, 128}, {2, 32, 128}, {3, 64, 64}, {1, 256, 256},
+                         {4, 64, 64}, {8, 8, 8}, {16, 16, 16}, {16, 64, 64}, {32, 1, 128}, {128, 1, 256}})
+    b->Args({m, k, n});
+  b->UseRealTime();
+}
+BENCHMARK(BM_GemmSmallPath)->Apply(gemmSizes);
+BENCHMARK(BM_GemmOpenBlas)->Apply(gemmSizes);
 
 void BM_Memcpy(benchmark::State &state) {
   int64_t n = state.range(0);

@@ -68,7 +68,9 @@ int64_t intOperand(Inputs ins, size_t i, const char *op);
 /// OpenBLAS adds the partial products of a long inner dimension to C one block at a time, which
 /// would round differently from add(matmul(a, b), bias).
 void addBiasInPlace(Tensor &out, const Tensor &bias, bool relu, const char *op);
-/// Row-major C = A * B (+ beta * C) through OpenBLAS, each operand optionally transposed.
+/// Row-major C = A * B (+ beta * C), each operand optionally transposed: products small enough
+/// for smallGemm (kernels/cpu/SmallGemm.h, its fixed summation order) with beta 0 or 1 by its
+/// direct loops, others through OpenBLAS.
 void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
           const float *b, int64_t ldb, float beta, float *c, int64_t ldc);
 void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const double *a, int64_t lda,

@@ -5,10 +5,15 @@
 // are row-major or column-major (a transpose) are passed as they are, with the BLAS transpose
 // flag and leading dimension, so `x @ w.T` never copies; other layouts are made contiguous.
 // When only the left operand has batch dimensions and is contiguous, the whole batch is one
-// GEMM. Integer (and bool, computed as i64) matmul is a plain i-k-j loop.
+// GEMM. Small products (SmallGemm.h's smallGemmFits: 1-3 rows or k = 1, m * n * k <= 65536)
+// skip OpenBLAS: `gemm()` sends them to smallGemm, and a float matrix times a matrix of its
+// dtype goes there straight from the kernel, with any strides (no copies) and matmul_bias's
+// addend and relu folded into the same pass. Integer (and bool, computed as i64) matmul is a
+// plain i-k-j loop.
 //
 //===----------------------------------------------------------------------===//
 #include "kernels/cpu/CpuKernels.h"
+#include "kernels/cpu/SmallGemm.h"
 #include "runtime/Strided.h"
 
 #include <cblas.h>
@@ -68,8 +73,40 @@ void intGemm(int64_t m, int64_t n, int64_t k, const T *a, int64_t ars, int64_t a
     }
 }
 
+/// matmul_bias's addend viewed as an [m, n] operand (zero strides where it broadcasts), if it
+/// broadcasts to [m, n] without growing it.
+bool addendRef(const Tensor &add, int64_t m, int64_t n, int64_t &rs, int64_t &cs) {
+  int64_t r = add.rank();
+  if (r > 2) return false;
+  int64_t rows = r == 2 ? add.dim(0) : 1, cols = r >= 1 ? add.dim(r - 1) : 1;
+  if ((rows != m && rows != 1) || (cols != n && cols != 1)) return false;
+  rs = r == 2 && rows != 1 ? add.strides()[0] : 0;
+  cs = r >= 1 && cols != 1 ? add.strides()[r - 1] : 0;
+  return true;
+}
+
+/// relu?(a @ b [+ addend]) for two float matrices of one dtype, if the product is small enough
+/// for smallGemm (and the addend, if any, has their dtype and broadcasts to [m, n]); an
+/// undefined tensor otherwise, and the caller takes the general path (which also reports errors).
+Tensor smallMatmul(const Tensor &a, const Tensor &b, const Tensor *addend, bool relu) {
+  if (a.rank() != 2 || b.rank() != 2 || a.dtype() != b.dtype() || !isFloat(a.dtype())) return {};
+  int64_t m = a.dim(0), k = a.dim(1), n = b.dim(1);
+  if (b.dim(0) != k || !smallGemmFits(m, n, k)) return {};
+  int64_t addRs = 0, addCs = 0;
+  if (addend && (addend->dtype() != a.dtype() || !addendRef(*addend, m, n, addRs, addCs))) return {};
+  Tensor out = Tensor::empty(a.dtype(), {m, n});
+  dispatchDType(a.dtype(), [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<T>)
+      smallGemm(m, n, k, {a.data<T>(), a.strides()[0], a.strides()[1]},
+                {b.data<T>(), b.strides()[0], b.strides()[1]}, out.data<T>(), n,
+                {addend ? addend->data<T>() : nullptr, addRs, addCs}, relu);
+  });
+  return out;
+}
+
 Tensor matmul(Tensor a, Tensor b, const char *op) {
   // (Messages are built only on failure: a small matmul in a loop must not format strings.)
+  if (Tensor small = smallMatmul(a, b, nullptr, false); small) return small;
   if (a.rank() < 1 || b.rank() < 1)
     throw Error(std::string("'") + op + "' needs operands of rank >= 1, got " + a.typeString() +
                 " and " + b.typeString());
@@ -170,9 +207,14 @@ void dotKernel(Inputs ins, const Attrs &, Outputs &outs) {
 /// subgraph (compiler/opt/LibraryFusion.cpp): the GEMM's product, then addBiasInPlace.
 void matmulBiasKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   expectArity(ins, 3, "matmul_bias");
-  Tensor out = matmul(tensorArg(ins, 0, "matmul_bias"), tensorArg(ins, 1, "matmul_bias"),
-                      "matmul_bias");
-  addBiasInPlace(out, tensorArg(ins, 2, "matmul_bias"), attrs.getBool("relu", false), "matmul_bias");
+  const Tensor &a = tensorArg(ins, 0, "matmul_bias"), &b = tensorArg(ins, 1, "matmul_bias");
+  bool relu = attrs.getBool("relu", false);
+  if (Tensor small = smallMatmul(a, b, &tensorArg(ins, 2, "matmul_bias"), relu); small) {
+    outs.emplace_back(std::move(small));
+    return;
+  }
+  Tensor out = matmul(a, b, "matmul_bias");
+  addBiasInPlace(out, tensorArg(ins, 2, "matmul_bias"), relu, "matmul_bias");
   outs.emplace_back(std::move(out));
 }
 
@@ -228,14 +270,32 @@ void addBiasInPlace(Tensor &out, const Tensor &bias, bool relu, const char *op) 
   });
 }
 
+namespace {
+
+/// smallGemm for the BLAS-style call when it fits and beta is 0 or 1 (every caller's); false
+/// otherwise.
+template <typename T>
+bool smallBlasGemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const T *a, int64_t lda,
+                   const T *b, int64_t ldb, T beta, T *c, int64_t ldc) {
+  if ((beta != T(0) && beta != T(1)) || !smallGemmFits(m, n, k)) return false;
+  smallGemm(m, n, k, MatrixRef<T>{a, transA ? 1 : lda, transA ? lda : 1},
+            MatrixRef<T>{b, transB ? 1 : ldb, transB ? ldb : 1}, c, ldc,
+            MatrixRef<T>{beta == T(1) ? c : nullptr, ldc, 1}, false);
+  return true;
+}
+
+} // namespace
+
 void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
           const float *b, int64_t ldb, float beta, float *c, int64_t ldc) {
+  if (smallBlasGemm(transA, transB, m, n, k, a, lda, b, ldb, beta, c, ldc)) return;
   cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans,
               m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
 }
 
 void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const double *a, int64_t lda,
           const double *b, int64_t ldb, double beta, double *c, int64_t ldc) {
+  if (smallBlasGemm(transA, transB, m, n, k, a, lda, b, ldb, beta, c, ldc)) return;
   cblas_dgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans,
               m, n, k, 1.0, a, lda, b, ldb, beta, c, ldc);
 }

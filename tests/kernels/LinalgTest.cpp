@@ -4,7 +4,9 @@
 // relu?(a @ b + bias), and the pass promises the same numbers bit for bit (docs/opt.md). The
 // kernel adds the bias in the GEMM's output buffer: over plain rows when the bias is one
 // contiguous row of a contiguous product ([n] or [1, n]), by a strided loop otherwise. Both
-// paths are checked here against running matmul, add and relu one after the other.
+// paths are checked here against running matmul, add and relu one after the other; so is the
+// small-product path (kernels/cpu/SmallGemm.h), which adds the bias in the same pass, and its
+// independence of the operands' layout.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/Kernel.h"
@@ -23,17 +25,20 @@ Tensor normal(DType dt, Shape shape) {
   return run("randn", {}, Attrs{{"shape", std::vector<int64_t>(shape)}, {"dtype", dt}});
 }
 
+void expectSameBytes(const Tensor &x, const Tensor &y, const std::string &what) {
+  ASSERT_EQ(x.shape(), y.shape()) << what;
+  ASSERT_EQ(x.dtype(), y.dtype()) << what;
+  Tensor cx = x.contiguous(), cy = y.contiguous();
+  EXPECT_EQ(std::memcmp(cx.rawData(), cy.rawData(), cx.numel() * cx.elementSize()), 0) << what;
+}
+
 /// Runs matmul_bias and the unfused chain on the same operands; expects the same bytes.
 void expectFusedEqualsUnfused(const Tensor &a, const Tensor &b, const Tensor &bias, const std::string &what) {
   for (bool relu : {false, true}) {
     Tensor fused = run("matmul_bias", {a, b, bias}, Attrs{{"relu", relu}});
     Tensor want = run("add", {run("matmul", {a, b}), bias});
     if (relu) want = run("relu", {want});
-    std::string label = what + (relu ? " relu" : "");
-    ASSERT_EQ(fused.shape(), want.shape()) << label;
-    ASSERT_EQ(fused.dtype(), want.dtype()) << label;
-    Tensor f = fused.contiguous(), w = want.contiguous();
-    EXPECT_EQ(std::memcmp(f.rawData(), w.rawData(), f.numel() * f.elementSize()), 0) << label;
+    expectSameBytes(fused, want, what + (relu ? " relu" : ""));
   }
 }
 
@@ -55,6 +60,41 @@ TEST(Linalg, MatmulBiasMatchesUnfusedOps) {
     // Empty products.
     expectFusedEqualsUnfused(normal(dt, {0, 7}), b, normal(dt, {6}), name + " no rows");
     expectFusedEqualsUnfused(a, normal(dt, {7, 0}), normal(dt, {0}), name + " no columns");
+  }
+}
+
+/// Small products (kernels/cpu/SmallGemm.h) through the kernels: the LSTM's products with their
+/// transposed views give the bits of the same products on contiguous copies, and matmul_bias
+/// accumulating into a gradient is add(matmul) (also for the small path's 1-3-row shapes above).
+TEST(Linalg, SmallProductsIgnoreLayout) {
+  seed(11);
+  for (DType dt : {DType::F32, DType::F64}) {
+    std::string name = dt == DType::F32 ? "f32" : "f64";
+    Tensor h = normal(dt, {1, 32}), w = normal(dt, {32, 128}), dz = normal(dt, {1, 128});
+    // dz @ w.T: a transposed view, as autodiff produces it.
+    Tensor wt = w.transpose();
+    expectSameBytes(run("matmul", {dz, wt}), run("matmul", {dz, wt.contiguous()}), name + " dz @ w.T");
+    // h.T @ dz accumulated into a gradient: the [32, 1] view of a [1, 32] row.
+    Tensor ht = h.transpose(), acc = normal(dt, {32, 128});
+    expectFusedEqualsUnfused(ht, dz, acc, name + " acc + h.T @ dz");
+    expectSameBytes(run("matmul_bias", {ht, dz, acc}, Attrs{{"relu", false}}),
+                    run("add", {run("matmul", {ht.contiguous(), dz}), acc}), name + " h.T vs its copy");
+    // Every element of an outer product is the rounded product.
+    expectSameBytes(run("matmul", {ht, dz}), run("mul", {ht.contiguous(), dz}), name + " outer product");
+    // A strided (every other column) left operand; a 3-row product with a row bias.
+    Tensor wide = normal(dt, {3, 64});
+    Tensor strided = wide.view({3, 32}, {64, 2}, 0);
+    expectSameBytes(run("matmul", {strided, w}), run("matmul", {strided.contiguous(), w}), name + " strided");
+    expectFusedEqualsUnfused(strided, w, normal(dt, {128}), name + " strided, row bias");
+    // Negative strides (x[::-1] views): rows reversed, columns reversed.
+    Tensor rowsReversed = w.view({32, 128}, {-128, 1}, 31 * 128);
+    Tensor colsReversed = w.view({32, 128}, {128, -1}, 127);
+    expectSameBytes(run("matmul", {h, rowsReversed}), run("matmul", {h, rowsReversed.contiguous()}),
+                    name + " rows reversed");
+    expectSameBytes(run("matmul", {h, colsReversed}), run("matmul", {h, colsReversed.contiguous()}),
+                    name + " columns reversed");
+    expectSameBytes(run("matmul", {dz, colsReversed.transpose()}),
+                    run("matmul", {dz, colsReversed.transpose().contiguous()}), name + " reversed w.T");
   }
 }
 

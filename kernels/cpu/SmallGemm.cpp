@@ -1,0 +1,234 @@
+//===- kernels/cpu/SmallGemm.cpp - direct loops for small matrix products -===//
+//
+// Three loop nests compute the same lanes (SmallGemm.h gives the order), chosen by layout:
+//  0. k = 1 (an outer product): each element is one rounded product (plus the addend);
+//  1. rows of b contiguous (b(p, j) and b(p, j + 1) adjacent): 4 vectors of output columns at
+//     a time (then 1, then the last columns by nest 3), each lane 4 vectors of partial sums, so
+//     every multiply and add is one vector instruction on a row of b;
+//  2. columns of b and rows of a contiguous (x @ w.T): one dot product per element, its L lanes
+//     one vector, halved by shuffles;
+//  3. anything else: the lanes element by element.
+// Lane l's first term is the plain product (bitwise -0.0 plus the product, as the order
+// describes), so no lane needs initialising.
+//
+//===----------------------------------------------------------------------===//
+#include "kernels/cpu/SmallGemm.h"
+
+#include <algorithm>
+#include <cstring>
+
+// The order in SmallGemm.h rounds every product: -march=native must not contract a * b + c
+// into an FMA here when the baseline x86-64 build of the same file cannot.
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
+namespace dlm::rt::cpu {
+namespace {
+
+constexpr int kLanes = kSmallGemmLanes;
+
+/// One lane group as a GCC vector (f32: a ymm register, f64: a zmm register with AVX-512 or
+/// two ymm; SSE registers on baseline x86-64), and the integer vector its comparisons give.
+/// Vectors are never passed by value across a call (their ABI depends on the target; -Wpsabi).
+template <typename T> struct Vec;
+template <> struct Vec<float> {
+  typedef float type __attribute__((vector_size(32)));
+  typedef int32_t mask __attribute__((vector_size(32)));
+  typedef float half __attribute__((vector_size(16)));
+  typedef float quarter __attribute__((vector_size(8)));
+};
+template <> struct Vec<double> {
+  typedef double type __attribute__((vector_size(64)));
+  typedef int64_t mask __attribute__((vector_size(64)));
+  typedef double half __attribute__((vector_size(32)));
+  typedef double quarter __attribute__((vector_size(16)));
+};
+
+/// Combines lanes s[0 .. present) (the others are -0.0, the identity) into s[0] by halving.
+template <typename T, typename Lane> inline void reduceLanes(Lane *s, int present) {
+  for (int h = kLanes / 2; h >= 1; h /= 2) {
+    for (int l = 0; l < h && l + h < present; ++l) s[l] = s[l] + s[l + h];
+    present = std::min(present, h);
+  }
+}
+
+/// The epilogue: the sum, plus the addend's element, then relu.
+template <typename T> inline T finish(T v, const T *addElem, bool relu) {
+  if (addElem) v = v + *addElem;
+  if (relu) v = v > 0 ? v : T(0);
+  return v;
+}
+
+template <typename T> struct Problem {
+  int64_t m, n, k;
+  MatrixRef<T> a, b;
+  T *c;
+  int64_t ldc;
+  MatrixRef<T> add;
+  bool relu;
+
+  const T *addAt(int64_t i, int64_t j) const { return add.p ? add.p + i * add.rs + j * add.cs : nullptr; }
+  void store(int64_t i, int64_t j, T v) const { c[i * ldc + j] = finish(v, addAt(i, j), relu); }
+};
+
+/// Loop nest 1: NV vectors of output columns from j0 in row i, b's rows contiguous. Each lane
+/// is NV vectors of partial sums; the lanes' chains run in registers.
+template <typename T, int NV> inline void rowChunk(const Problem<T> &pb, int64_t i, int64_t j0) {
+  using V = typename Vec<T>::type;
+  constexpr int L = kLanes;
+  constexpr size_t bytes = sizeof(V);
+  const int present = (int)std::min<int64_t>(pb.k, L);
+  const T *arow = pb.a.p + i * pb.a.rs;
+  const T *bcol = pb.b.p + j0;
+  V s[L][NV];
+  for (int l = 0; l < present; ++l) {
+    V acc[NV], bv[NV];
+    T av = arow[l * pb.a.cs];
+    for (int v = 0; v < NV; ++v) {
+      std::memcpy(&bv[v], bcol + l * pb.b.rs + v * L, bytes);
+      acc[v] = bv[v] * av;
+    }
+    for (int64_t p = l + L; p < pb.k; p += L) {
+      av = arow[p * pb.a.cs];
+      for (int v = 0; v < NV; ++v) {
+        std::memcpy(&bv[v], bcol + p * pb.b.rs + v * L, bytes);
+        acc[v] = acc[v] + bv[v] * av;
+      }
+    }
+    for (int v = 0; v < NV; ++v) s[l][v] = acc[v];
+  }
+  if (present > 1)
+    for (int h = L / 2, live = present; h >= 1; live = std::min(live, h), h /= 2)
+      for (int l = 0; l < h && l + h < live; ++l)
+        for (int v = 0; v < NV; ++v) s[l][v] = s[l][v] + s[l + h][v];
+  for (int v = 0; v < NV; ++v) {
+    V r = s[0][v];
+    if (pb.add.p) {
+      V av = {};
+      const T *addRow = pb.add.p + i * pb.add.rs + (j0 + v * L) * pb.add.cs;
+      if (pb.add.cs == 1)
+        std::memcpy(&av, addRow, bytes);
+      else
+        for (int jj = 0; jj < L; ++jj) av[jj] = addRow[jj * pb.add.cs];
+      r = r + av;
+    }
+    if (pb.relu) r = r > 0 ? r : V{};
+    std::memcpy(pb.c + i * pb.ldc + j0 + v * L, &r, bytes);
+  }
+}
+
+template <typename T> T stridedLanes(const Problem<T> &pb, int64_t i, int64_t j);
+
+/// Loop nest 1 over row i: chunks of 4 vectors, then single vectors, then the last columns
+/// one by one (loop nest 3).
+template <typename T> void rowPass(const Problem<T> &pb, int64_t i) {
+  constexpr int L = kLanes;
+  int64_t j0 = 0;
+  for (; j0 + 4 * L <= pb.n; j0 += 4 * L) rowChunk<T, 4>(pb, i, j0);
+  for (; j0 + L <= pb.n; j0 += L) rowChunk<T, 1>(pb, i, j0);
+  for (; j0 < pb.n; ++j0) pb.store(i, j0, stridedLanes(pb, i, j0));
+}
+
+/// Loop nest 2: c(i, j) as a dot product of two contiguous runs x and y of length k >= 1, the
+/// L lanes one vector.
+template <typename T> T dotLanes(const T *x, const T *y, int64_t k) {
+  using V = typename Vec<T>::type;
+  using M = typename Vec<T>::mask;
+  constexpr int L = kLanes;
+  M iota;
+  for (int l = 0; l < L; ++l) iota[l] = l;
+  int64_t kFull = k / L * L;
+  int rest = (int)(k - kFull);
+  V xv = {}, yv = {}, acc;
+  if (kFull) {
+    std::memcpy(&xv, x, sizeof(V));
+    std::memcpy(&yv, y, sizeof(V));
+    acc = xv * yv;
+    for (int64_t p0 = L; p0 < kFull; p0 += L) {
+      std::memcpy(&xv, x + p0, sizeof(V));
+      std::memcpy(&yv, y + p0, sizeof(V));
+      acc = acc + xv * yv;
+    }
+    if (rest) {
+      xv = V{}, yv = V{};
+      std::memcpy(&xv, x + kFull, rest * sizeof(T));
+      std::memcpy(&yv, y + kFull, rest * sizeof(T));
+      acc = iota < rest ? acc + xv * yv : acc;
+    }
+  } else {
+    std::memcpy(&xv, x, rest * sizeof(T));
+    std::memcpy(&yv, y, rest * sizeof(T));
+    V negZero = -V{}; // (absent lanes hold -0.0, the identity of the tree's additions)
+    acc = iota < rest ? xv * yv : negZero;
+  }
+  // The halving tree on the vector: lanes l += l + 4, l += l + 2, l += l + 1.
+  using H = typename Vec<T>::half;
+  using Q = typename Vec<T>::quarter;
+  static_assert(L == 8);
+  H h = __builtin_shufflevector(acc, acc, 0, 1, 2, 3) + __builtin_shufflevector(acc, acc, 4, 5, 6, 7);
+  Q q = __builtin_shufflevector(h, h, 0, 1) + __builtin_shufflevector(h, h, 2, 3);
+  return q[0] + q[1];
+}
+
+/// Loop nest 3: c(i, j) over arbitrary strides.
+template <typename T> T stridedLanes(const Problem<T> &pb, int64_t i, int64_t j) {
+  constexpr int L = kLanes;
+  T s[L];
+  const T *x = pb.a.p + i * pb.a.rs, *y = pb.b.p + j * pb.b.cs;
+  int present = (int)std::min<int64_t>(pb.k, L);
+  for (int l = 0; l < present; ++l) s[l] = x[l * pb.a.cs] * y[l * pb.b.rs];
+  for (int64_t p = L; p < pb.k; ++p) s[p % L] = s[p % L] + x[p * pb.a.cs] * y[p * pb.b.rs];
+  reduceLanes<T>(s, present);
+  return s[0];
+}
+
+template <typename T> void run(const Problem<T> &pb) {
+  if (pb.m == 0 || pb.n == 0) return;
+  if (pb.k == 0) {
+    for (int64_t i = 0; i < pb.m; ++i)
+      for (int64_t j = 0; j < pb.n; ++j) pb.store(i, j, T(0));
+    return;
+  }
+  if (pb.k == 1 && pb.b.cs == 1) { // an outer product: each element is one rounded product
+    for (int64_t i = 0; i < pb.m; ++i) {
+      T av = pb.a.p[i * pb.a.rs];
+      T *crow = pb.c + i * pb.ldc;
+      if (!pb.add.p && !pb.relu)
+        for (int64_t j = 0; j < pb.n; ++j) crow[j] = av * pb.b.p[j];
+      else if (pb.add.p && pb.add.cs == 1 && !pb.relu)
+        for (int64_t j = 0; j < pb.n; ++j) crow[j] = av * pb.b.p[j] + pb.add.p[i * pb.add.rs + j];
+      else
+        for (int64_t j = 0; j < pb.n; ++j) pb.store(i, j, av * pb.b.p[j]);
+    }
+    return;
+  }
+  // (With one column, b's column stride is never used: pick by the row stride.)
+  bool rowsContiguous = pb.b.cs == 1 || pb.n == 1;
+  if (pb.b.rs == 1 && pb.a.cs == 1 && (pb.b.cs != 1 || pb.n == 1)) {
+    for (int64_t i = 0; i < pb.m; ++i)
+      for (int64_t j = 0; j < pb.n; ++j)
+        pb.store(i, j, dotLanes(pb.a.p + i * pb.a.rs, pb.b.p + j * pb.b.cs, pb.k));
+  } else if (rowsContiguous) {
+    for (int64_t i = 0; i < pb.m; ++i) rowPass(pb, i);
+  } else {
+    for (int64_t i = 0; i < pb.m; ++i)
+      for (int64_t j = 0; j < pb.n; ++j) pb.store(i, j, stridedLanes(pb, i, j));
+  }
+}
+
+} // namespace
+
+void smallGemm(int64_t m, int64_t n, int64_t k, MatrixRef<float> a, MatrixRef<float> b, float *c,
+               int64_t ldc, MatrixRef<float> add, bool relu) {
+  run(Problem<float>{m, n, k, a, b, c, ldc, add, relu});
+}
+
+void smallGemm(int64_t m, int64_t n, int64_t k, MatrixRef<double> a, MatrixRef<double> b, double *c,
+               int64_t ldc, MatrixRef<double> add, bool relu) {
+  run(Problem<double>{m, n, k, a, b, c, ldc, add, relu});
+}
+
+} // namespace dlm::rt::cpu
