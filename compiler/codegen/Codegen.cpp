@@ -2,9 +2,10 @@
 //
 // The LLVM side of the engine: the host target machine (its CPU and features, AVX-512 where
 // present) for the JIT and --emit=llvm, a generic x86-64 one for portable AOT objects, the -O
-// levels mapped to the new pass manager's default pipelines, the ORC LLLazyJIT session (lazy
-// per-function compilation, a cache per graph) with the runtime's C ABI defined as absolute
-// symbols, and the AOT link through the system's c++ (with a portable runtime for generic CPUs).
+// levels mapped to the new pass manager's default pipelines, the ORC LLJIT session (whole-module
+// compilation, large programs the cheap way, a cache per graph) with the runtime's C ABI defined
+// as absolute symbols, and the AOT link through the system's c++ (with a portable runtime for
+// generic CPUs).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/codegen/Codegen.h"
@@ -12,6 +13,7 @@
 #include "compiler/codegen/Emitter.h"
 #include "compiler/codegen/Structure.h"
 #include "compiler/ir/Dlmir.h"
+#include "compiler/ir/OpRegistry.h"
 #include "runtime/CApi.h"
 #include "runtime/Interrupt.h"
 
@@ -29,6 +31,9 @@
 #include "llvm/Support/xxhash.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/Transforms/InstCombine/InstCombine.h"
+#include "llvm/Transforms/Scalar/SimplifyCFG.h"
+#include "llvm/Transforms/Vectorize/LoopVectorize.h"
 
 #include <algorithm>
 #include <chrono>
@@ -170,31 +175,55 @@ std::unique_ptr<llvm::Module> buildModule(const graph::Graph &graph, DiagnosticE
   return module;
 }
 
-/// Runs LLVM's default new-pass-manager pipeline for -O<level>.
-void optimize(llvm::Module &module, llvm::TargetMachine &tm, unsigned level) {
+/// The new pass manager's analysis managers, registered for `tm` and cross-linked.
+struct Analyses {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb;
+
+  Analyses(llvm::TargetMachine &tm, llvm::PipelineTuningOptions tuning) : pb(&tm, tuning) {
+    pb.registerModuleAnalyses(mam);
+    pb.registerCGSCCAnalyses(cgam);
+    pb.registerFunctionAnalyses(fam);
+    pb.registerLoopAnalyses(lam);
+    pb.crossRegisterProxies(lam, fam, cgam, mam);
+  }
+};
+
+/// Runs LLVM's default new-pass-manager pipeline for -O<level>.
+void optimize(llvm::Module &module, llvm::TargetMachine &tm, unsigned level) {
   llvm::PipelineTuningOptions tuning;
   tuning.LoopVectorization = level >= 2;
   tuning.SLPVectorization = level >= 2;
-  llvm::PassBuilder pb(&tm, tuning);
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  Analyses a(tm, tuning);
   llvm::ModulePassManager mpm;
   if (level == 0) {
-    mpm = pb.buildO0DefaultPipeline(llvm::OptimizationLevel::O0);
+    mpm = a.pb.buildO0DefaultPipeline(llvm::OptimizationLevel::O0);
   } else {
     llvm::OptimizationLevel ol = level == 1   ? llvm::OptimizationLevel::O1
                                  : level == 2 ? llvm::OptimizationLevel::O2
                                               : llvm::OptimizationLevel::O3;
-    mpm = pb.buildPerModuleDefaultPipeline(ol);
+    mpm = a.pb.buildPerModuleDefaultPipeline(ol);
   }
-  mpm.run(module, mam);
+  mpm.run(module, a.mam);
+}
+
+/// The JIT's pipeline for a large program (largeProgram) at -O2 and above: the loop
+/// vectoriser, then instcombine and simplifycfg to tidy its output, on every function but
+/// @dlm_main — the outlined elementwise loops, where such a program's arithmetic is — and
+/// nothing on @dlm_main, whose calls into the runtime run as fast unoptimised. Everything is
+/// then compiled at machine-code level 0 (FastISel and the fast register allocator: instruction
+/// selection and register allocation at any higher level cost 5-8x as much on these modules).
+void vectorizeHelpers(llvm::Module &module, llvm::TargetMachine &tm) {
+  Analyses a(tm, llvm::PipelineTuningOptions());
+  llvm::FunctionPassManager fpm;
+  fpm.addPass(llvm::LoopVectorizePass());
+  fpm.addPass(llvm::InstCombinePass());
+  fpm.addPass(llvm::SimplifyCFGPass());
+  for (llvm::Function &f : module)
+    if (!f.isDeclaration() && f.getName() != "dlm_main") fpm.run(f, a.fam);
 }
 
 /// The runtime entry points generated code calls, defined in the JIT as absolute symbols so
@@ -212,18 +241,43 @@ void optimize(llvm::Module &module, llvm::TargetMachine &tm, unsigned level) {
   X(dlm_tensor_output_like) X(dlm_interrupted) X(dlm_tensor_slice) \
   X(dlm_stack_top) X(dlm_stack_pop) X(dlm_tensor_slice_grad)
 
-/// Above this many instructions in @dlm_main the JIT compiles the program at -O0. Large
-/// programs are kernel-bound — the calls into the runtime dominate and run as fast unoptimised —
-/// while LLVM's -O2 pipeline and instruction selection grow faster than linearly with the size
-/// of that one function: for the LSTM training script (~9000 instructions) -O2 costs ~800 ms of
-/// CPU for no gain, -O0 ~35 ms. (Marking the function optnone instead still costs ~550 ms: the
-/// machine code generator's level is the JIT's, not the function's.)
+/// The JIT compiles a program whose @dlm_main has more than kJitSmallBudget instructions the
+/// large-program way (vectorizeHelpers, then machine-code level 0) when its elementwise loops are
+/// small, and always above kJitOptimizeBudget; everything else at the requested level.
+///
+/// LLVM's -O2 pipeline and instruction selection grow faster than linearly with the size of
+/// @dlm_main, which holds every inlined call of the program (forward and backward). For the LSTM
+/// training script (~3400 instructions, elementwise loops over at most 4096 elements) the -O2
+/// pipeline and -O2 machine code cost ~300 ms of CPU; the large-program way ~60 ms, and it runs
+/// as fast (its time is in the runtime's kernels and the calls to them). Level-0 machine code is
+/// slower per element, though: the Fashion-MNIST MLP (~3200 instructions, loops over 200k
+/// elements) ran ~13% slower with it, so a program with a loop over more than
+/// kJitSmallLoopElements elements (or a symbolic count) keeps the requested level up to
+/// kJitOptimizeBudget instructions.
+constexpr size_t kJitSmallBudget = 1500;
 constexpr size_t kJitOptimizeBudget = 4000;
+constexpr int64_t kJitSmallLoopElements = 4096;
 
-/// The -O level the JIT uses: the requested one, or 0 over the budget.
-unsigned jitLevel(const llvm::Module &module, unsigned requested) {
+/// Whether every elementwise op and fused region of `graph` has a static number of elements of
+/// at most kJitSmallLoopElements.
+bool smallElementwiseLoops(const graph::Graph &graph) {
+  for (const graph::Node &n : graph.nodes()) {
+    const OpInfo *info = OpRegistry::get().lookup(n.op);
+    if (n.op != "fused" && !(info && info->elementwise)) continue;
+    for (const Type &t : n.results) {
+      std::optional<int64_t> numel = t.staticNumElements();
+      if (!numel || *numel > kJitSmallLoopElements) return false;
+    }
+  }
+  return true;
+}
+
+/// Whether the JIT compiles `module` (emitted from `graph`) the large-program way.
+bool largeProgram(const llvm::Module &module, const graph::Graph &graph) {
   const llvm::Function *main = module.getFunction("dlm_main");
-  return main && main->getInstructionCount() > kJitOptimizeBudget ? 0 : requested;
+  if (!main) return false;
+  size_t size = main->getInstructionCount();
+  return size > kJitOptimizeBudget || (size > kJitSmallBudget && smallElementwiseLoops(graph));
 }
 
 } // namespace
@@ -237,8 +291,7 @@ constexpr const char *kCodegenLevelAttr = "dlm-codegen-level";
 
 /// The session's IR -> object compiler: one target machine per machine-code level, chosen per
 /// module by the kCodegenLevelAttr of its functions. One session serves programs compiled at
-/// different -O levels (and large programs, which the JIT compiles at -O0: jitLevel), and the
-/// compile-on-demand layer hands it one function's module at a time.
+/// different -O levels (and large programs, which the JIT compiles at level 0: largeProgram).
 class LevelledCompiler : public llvm::orc::IRCompileLayer::IRCompiler {
 public:
   explicit LevelledCompiler(llvm::orc::JITTargetMachineBuilder jtmb)
@@ -266,15 +319,6 @@ private:
   std::unique_ptr<llvm::TargetMachine> machines[4];
 };
 
-/// Where a lazily compiled function's stub jumps when its compilation failed (ORC has reported
-/// the error): stop like any internal error rather than run garbage.
-void lazyCompileFailed() {
-  std::fflush(stdout);
-  llvm::errs() << "dlm: internal error: lazy compilation of a JIT function failed\n";
-  llvm::errs().flush();
-  std::_Exit(kExitInternal);
-}
-
 /// The session cache's key for `graph` at -O`level`. Lowering inlines every call, so a graph is
 /// the whole program and the unit of compilation: its printed form (ops, attributes, types with
 /// their static shapes, source locations) identifies what was compiled; symbolic dims print as
@@ -288,7 +332,7 @@ uint64_t cacheKey(const graph::Graph &graph, unsigned level) {
 } // namespace
 
 struct JitSession::Impl {
-  std::unique_ptr<llvm::orc::LLLazyJIT> jit;
+  std::unique_ptr<llvm::orc::LLJIT> jit;
   std::map<uint64_t, int (*)()> cache; ///< cacheKey -> compiled @dlm_main
   unsigned modules = 0;
 
@@ -298,13 +342,12 @@ struct JitSession::Impl {
     initializeLLVM();
     llvm::orc::JITTargetMachineBuilder host = hostMachine(2);
     auto built =
-        llvm::orc::LLLazyJITBuilder()
+        llvm::orc::LLJITBuilder()
             .setJITTargetMachineBuilder(host)
             .setCompileFunctionCreator([](llvm::orc::JITTargetMachineBuilder jtmb)
                                            -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
               return std::make_unique<LevelledCompiler>(std::move(jtmb));
             })
-            .setLazyCompileFailureAddr(llvm::orc::ExecutorAddr::fromPtr(&lazyCompileFailed))
             .create();
     if (!built) return llvm::toString(built.takeError());
     jit = std::move(*built);
@@ -344,33 +387,32 @@ struct JitSession::Impl {
     std::unique_ptr<llvm::Module> module = buildModule(graph, diags, *ctx, **tm, false);
     if (!module) return nullptr;
     timer.lap("codegen");
-    unsigned level = jitLevel(*module, options.optLevel);
-    optimize(*module, **tm, level);
+    unsigned level = options.optLevel;
+    if (largeProgram(*module, graph)) {
+      if (level >= 2) vectorizeHelpers(*module, **tm);
+      level = 0;
+    } else {
+      optimize(*module, **tm, level);
+    }
     for (llvm::Function &f : *module)
       if (!f.isDeclaration()) f.addFnAttr(kCodegenLevelAttr, std::to_string(level));
     timer.lap("optimise");
     // Each program gets its own JITDylib (its symbols never meet another program's) linked
-    // against the main one (the runtime's C ABI). The module's functions compile on first
-    // call: @dlm_main when it is looked up, each helper (@dlm_init, the elementwise loops,
-    // the error path's release) when the program first reaches it.
+    // against the main one (the runtime's C ABI). The module compiles whole when @dlm_main is
+    // looked up: @dlm_main calls every other function of the module, and ORC's compile-on-demand
+    // layer (a module per function, each cloned through bitcode into its own context, calls
+    // through stubs) cost ~35% more CPU than compiling the module at once.
     auto dylib = jit->createJITDylib("program." + std::to_string(modules++));
     if (!dylib) {
       diags.error("internal error: " + llvm::toString(dylib.takeError()));
       return nullptr;
     }
     dylib->addToLinkOrder(jit->getMainJITDylib());
-    if (llvm::Error e = jit->addLazyIRModule(*dylib, llvm::orc::ThreadSafeModule(std::move(module), std::move(ctx)))) {
+    if (llvm::Error e = jit->addIRModule(*dylib, llvm::orc::ThreadSafeModule(std::move(module), std::move(ctx)))) {
       diags.error("internal error: " + llvm::toString(std::move(e)));
       return nullptr;
     }
-    // Looking dlm_main up in the program's dylib gives its lazy stub (and makes the
-    // compile-on-demand layer create its implementation dylib, "<name>.impl"); looking it up
-    // there compiles it now, so that the `jit` stage is timed apart from `run` and the entry
-    // is called directly (the helpers still compile on first call, through their stubs).
     auto address = jit->lookup(*dylib, "dlm_main");
-    if (address)
-      if (llvm::orc::JITDylib *impl = jit->getExecutionSession().getJITDylibByName(dylib->getName() + ".impl"))
-        address = jit->lookup(*impl, "dlm_main");
     if (!address) {
       diags.error("internal error: " + llvm::toString(address.takeError()));
       return nullptr;

@@ -43,9 +43,9 @@ constexpr int kExitInternal = 70;
 int printLLVM(const graph::Graph &graph, DiagnosticEngine &diags, const CodegenOptions &options,
               llvm::raw_ostream &os);
 
-/// A JIT session: one ORC LLLazyJIT for the host CPU, reused across programs (the REPL runs
-/// every input through one). Each program is its own JITDylib; its functions are compiled on
-/// first call. Compiled entries are cached by a hash of the graph's text (its ops, attributes,
+/// A JIT session: one ORC LLJIT for the host CPU, reused across programs (the REPL runs
+/// every input through one). Each program is its own JITDylib, compiled whole before it runs
+/// (large programs the cheap way: docs/codegen.md "Large programs"). Compiled entries are cached by a hash of the graph's text (its ops, attributes,
 /// types with static shapes, locations) and the -O level, so running an identical graph again
 /// skips codegen. Lowering inlines every call, so the graph is the unit of caching.
 class JitSession {
