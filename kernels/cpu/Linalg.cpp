@@ -190,7 +190,13 @@ Tensor matmul(Tensor a, Tensor b, const char *op) {
 
 void matmulKernel(Inputs ins, const Attrs &, Outputs &outs) {
   expectArity(ins, 2, "matmul");
-  outs.emplace_back(matmul(tensorArg(ins, 0, "matmul"), tensorArg(ins, 1, "matmul"), "matmul"));
+  const Tensor &a = tensorArg(ins, 0, "matmul"), &b = tensorArg(ins, 1, "matmul");
+  // (The small path first, on the operands themselves: matmul() takes copies of the handles.)
+  if (Tensor small = smallMatmul(a, b, nullptr, false); small) {
+    outs.emplace_back(std::move(small));
+    return;
+  }
+  outs.emplace_back(matmul(a, b, "matmul"));
 }
 
 /// dot(a, b): the inner product of two vectors (a 0-d result); higher ranks act as matmul.
