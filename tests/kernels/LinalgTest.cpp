@@ -57,6 +57,15 @@ TEST(Linalg, MatmulBiasMatchesUnfusedOps) {
     Tensor strided = wide.view({6}, {2}, 0);
     ASSERT_FALSE(strided.isContiguous());
     expectFusedEqualsUnfused(a, b, strided, name + " strided bias");
+    // The same addends on a 3-row product, which takes the small path (SmallGemm.h) and adds
+    // them in its own pass; and a 0-d addend.
+    Tensor a3 = normal(dt, {3, 7});
+    expectFusedEqualsUnfused(a3, b, normal(dt, {6}), name + " small, row bias [6]");
+    expectFusedEqualsUnfused(a3, b, normal(dt, {1, 6}), name + " small, row bias [1, 6]");
+    expectFusedEqualsUnfused(a3, b, normal(dt, {3, 6}), name + " small, full bias [3, 6]");
+    expectFusedEqualsUnfused(a3, b, normal(dt, {3, 1}), name + " small, column bias [3, 1]");
+    expectFusedEqualsUnfused(a3, b, normal(dt, {}), name + " small, 0-d bias");
+    expectFusedEqualsUnfused(a3, b, strided, name + " small, strided bias");
     // Empty products.
     expectFusedEqualsUnfused(normal(dt, {0, 7}), b, normal(dt, {6}), name + " no rows");
     expectFusedEqualsUnfused(a, normal(dt, {7, 0}), normal(dt, {0}), name + " no columns");
