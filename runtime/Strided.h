@@ -12,7 +12,9 @@
 
 #include "runtime/Tensor.h"
 
+#include <algorithm>
 #include <array>
+#include <vector>
 
 namespace dlm::rt {
 
@@ -24,31 +26,40 @@ void forEachStrided(const Shape &shape, std::array<char *, N> base,
                     const std::array<Shape, N> &strides, F &&inner) {
   for (int64_t d : shape)
     if (d == 0) return;
+  // Scratch for the coalesced dims, each operand's strides and the odometer: on the stack up
+  // to rank 8 (small-tensor loops call this per op), on the heap beyond.
+  size_t rank = shape.size();
+  constexpr size_t kInlineRank = 8;
+  int64_t local[(N + 2) * kInlineRank];
+  std::vector<int64_t> heap(rank > kInlineRank ? (N + 2) * rank : 0);
+  int64_t *dims = rank > kInlineRank ? heap.data() : local;
+  size_t cap = rank > kInlineRank ? rank : kInlineRank;
+  auto st = [&](size_t k) { return dims + (k + 1) * cap; };
+  int64_t *counter = dims + (N + 1) * cap;
   // Coalesce: drop size-1 dims, merge (outer, inner) pairs contiguous for all operands.
-  std::vector<int64_t> dims;
-  std::array<std::vector<int64_t>, N> st;
-  for (size_t i = 0; i < shape.size(); ++i) {
+  size_t r = 0;
+  for (size_t i = 0; i < rank; ++i) {
     if (shape[i] == 1) continue;
-    bool merge = !dims.empty();
+    bool merge = r > 0;
     for (size_t k = 0; k < N && merge; ++k)
-      merge = st[k].back() == strides[k][i] * shape[i];
+      merge = st(k)[r - 1] == strides[k][i] * shape[i];
     if (merge) {
-      dims.back() *= shape[i];
-      for (size_t k = 0; k < N; ++k) st[k].back() = strides[k][i];
+      dims[r - 1] *= shape[i];
+      for (size_t k = 0; k < N; ++k) st(k)[r - 1] = strides[k][i];
       continue;
     }
-    dims.push_back(shape[i]);
-    for (size_t k = 0; k < N; ++k) st[k].push_back(strides[k][i]);
+    dims[r] = shape[i];
+    for (size_t k = 0; k < N; ++k) st(k)[r] = strides[k][i];
+    ++r;
   }
   std::array<int64_t, N> steps{};
-  if (dims.empty()) {
+  if (r == 0) {
     inner(base, steps, int64_t(1));
     return;
   }
-  size_t r = dims.size();
-  for (size_t k = 0; k < N; ++k) steps[k] = st[k][r - 1];
+  for (size_t k = 0; k < N; ++k) steps[k] = st(k)[r - 1];
   int64_t n = dims[r - 1];
-  std::vector<int64_t> counter(r - 1, 0);
+  std::fill(counter, counter + (r - 1), int64_t(0));
   std::array<char *, N> ptrs = base;
   for (;;) {
     inner(ptrs, steps, n);
@@ -58,10 +69,10 @@ void forEachStrided(const Shape &shape, std::array<char *, N> base,
       if (d == 0) return;
       --d;
       if (++counter[d] < dims[d]) {
-        for (size_t k = 0; k < N; ++k) ptrs[k] += st[k][d];
+        for (size_t k = 0; k < N; ++k) ptrs[k] += st(k)[d];
         break;
       }
-      for (size_t k = 0; k < N; ++k) ptrs[k] -= st[k][d] * (dims[d] - 1);
+      for (size_t k = 0; k < N; ++k) ptrs[k] -= st(k)[d] * (dims[d] - 1);
       counter[d] = 0;
     }
   }

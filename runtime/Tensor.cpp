@@ -3,6 +3,7 @@
 #include "runtime/MemoryStats.h"
 #include "runtime/Strided.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -164,13 +165,48 @@ void freeImpl(TensorImpl *t) {
   ++c->implCount;
 }
 
-/// Row-major strides of `shape` into `strides` (reusing its memory).
-void setContiguousStrides(Shape &strides, const Shape &shape) {
-  strides.resize(shape.size());
+/// Row-major strides of the rank-r `shape` into `strides`.
+void fillContiguousStrides(int64_t *strides, const int64_t *shape, size_t r) {
   int64_t acc = 1;
-  for (size_t i = shape.size(); i-- > 0;) {
+  for (size_t i = r; i-- > 0;) {
     strides[i] = acc;
     acc *= shape[i] == 0 ? 1 : shape[i];
+  }
+}
+
+/// A rank-r view of `base`'s buffer at `offset` whose shape and strides `fill(shape, strides)`
+/// writes in place: a recycled TensorImpl's vectors keep their memory, so making the view
+/// allocates nothing (Tensor::view copies vectors the caller had to build). `fill` may throw.
+template <typename Fill> Tensor viewOf(const Tensor &base, size_t r, int64_t offset, Fill &&fill) {
+  TensorImpl *v = newImpl();
+  v->dtype = base.dtype();
+  v->offset = offset;
+  v->buffer = base.buffer();
+  v->buffer->retain();
+  Tensor out = Tensor::adopt(v);
+  v->shape.resize(r);
+  v->strides.resize(r);
+  fill(v->shape.data(), v->strides.data());
+  return out;
+}
+
+/// t's strides viewed at `target` (0 on broadcast dimensions) into `out`; throws when t's
+/// shape does not broadcast to `target`.
+void broadcastStridesInto(const Tensor &t, const Shape &target, int64_t *out) {
+  int64_t r = t.rank(), tr = (int64_t)target.size();
+  auto fail = [&] {
+    throw Error("cannot broadcast " + t.typeString() + " to shape " + shapeString(target));
+  };
+  if (r > tr) fail();
+  for (int64_t i = 0; i < tr; ++i) {
+    int64_t si = i - (tr - r);
+    out[i] = 0;
+    if (si < 0) continue;
+    int64_t d = t.dim(si);
+    if (d == target[i])
+      out[i] = t.strides()[si];
+    else if (d != 1)
+      fail();
   }
 }
 
@@ -201,7 +237,9 @@ Buffer *Buffer::create(size_t bytes, Device d) {
 }
 
 void Buffer::release() {
-  if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+  // The only reference (the common case: a temporary's buffer): nobody can take another, so
+  // the acquire load that sees 1 replaces the atomic read-modify-write (~5 ns each here).
+  if (refs.load(std::memory_order_acquire) == 1 || refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     liveBytes.fetch_sub(int64_t(size), std::memory_order_relaxed);
     if (alloc == &cpuAllocator && cacheBuffer(this)) return;
     alloc->deallocate(ptr, size);
@@ -214,20 +252,20 @@ int64_t numelOf(const Shape &shape) {
   for (int64_t d : shape) {
     if (d < 0) // (not check(): every tensor made comes here, the message only on failure)
       throw Error("negative dimension " + std::to_string(d) + " in shape " + shapeString(shape));
-    if (d != 0 && n > std::numeric_limits<int64_t>::max() / d)
+    if (__builtin_mul_overflow(n, d, &n)) // (no division per dimension)
       throw Error("shape " + shapeString(shape) + " has too many elements");
-    n *= d;
   }
   return n;
 }
 
+void setContiguousStrides(Shape &strides, const Shape &shape) {
+  strides.resize(shape.size());
+  fillContiguousStrides(strides.data(), shape.data(), shape.size());
+}
+
 Shape contiguousStrides(const Shape &shape) {
   Shape s(shape.size());
-  int64_t acc = 1;
-  for (size_t i = shape.size(); i-- > 0;) {
-    s[i] = acc;
-    acc *= shape[i] == 0 ? 1 : shape[i];
-  }
+  fillContiguousStrides(s.data(), shape.data(), shape.size());
   return s;
 }
 
@@ -248,21 +286,16 @@ int64_t normalizeAxis(int64_t axis, int64_t rank, const char *what) {
   return axis < 0 ? axis + r : axis;
 }
 
-Tensor Tensor::share(TensorImpl *impl) {
-  if (impl) impl->refs.fetch_add(1, std::memory_order_relaxed);
-  return Tensor(impl);
-}
-
 Tensor &Tensor::operator=(const Tensor &o) {
   if (o.impl) o.impl->refs.fetch_add(1, std::memory_order_relaxed);
-  releaseImpl();
+  if (impl) releaseImpl();
   impl = o.impl;
   return *this;
 }
 
 Tensor &Tensor::operator=(Tensor &&o) noexcept {
   if (this != &o) {
-    releaseImpl();
+    if (impl) releaseImpl();
     impl = o.impl;
     o.impl = nullptr;
   }
@@ -270,8 +303,12 @@ Tensor &Tensor::operator=(Tensor &&o) noexcept {
 }
 
 void Tensor::releaseImpl() {
-  if (impl && impl->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) freeImpl(impl);
+  TensorImpl *t = impl;
   impl = nullptr;
+  // As in Buffer::release: holding the only reference needs no atomic read-modify-write.
+  if (t->refs.load(std::memory_order_acquire) == 1 ||
+      t->refs.fetch_sub(1, std::memory_order_acq_rel) == 1)
+    freeImpl(t);
 }
 
 TensorImpl *Tensor::release() {
@@ -370,17 +407,17 @@ int64_t Tensor::getI64(const Shape &index) const {
 }
 
 double Tensor::item() const {
-  check(numel() == 1, "expected a single value, got " + typeString());
+  if (numel() != 1) throw Error("expected a single value, got " + typeString());
   return dispatchDType(dtype(), [&]<typename T>() { return (double)data<T>()[0]; });
 }
 
 int64_t Tensor::itemI64() const {
-  check(numel() == 1, "expected a single value, got " + typeString());
+  if (numel() != 1) throw Error("expected a single value, got " + typeString());
   return dispatchDType(dtype(), [&]<typename T>() { return (int64_t)data<T>()[0]; });
 }
 
 bool Tensor::itemBool() const {
-  check(numel() == 1, "expected a single value, got " + typeString());
+  if (numel() != 1) throw Error("expected a single value, got " + typeString());
   return dispatchDType(dtype(), [&]<typename T>() { return data<T>()[0] != T(0); });
 }
 
@@ -404,33 +441,46 @@ Tensor Tensor::view(const Shape &shape, const Shape &strides, int64_t offset) co
 }
 
 Tensor Tensor::reshape(Shape newShape) const {
+  // (No check(): reshape runs in loops, so messages are built only on failure.)
   int64_t known = 1, inferAt = -1;
   for (size_t i = 0; i < newShape.size(); ++i) {
     if (newShape[i] == -1) {
-      check(inferAt < 0, "reshape: only one dimension can be -1 in " + shapeString(newShape));
+      if (inferAt >= 0)
+        throw Error("reshape: only one dimension can be -1 in " + shapeString(newShape));
       inferAt = (int64_t)i;
       continue;
     }
-    check(newShape[i] >= 0, "reshape: negative dimension in " + shapeString(newShape));
+    if (newShape[i] < 0) throw Error("reshape: negative dimension in " + shapeString(newShape));
     known *= newShape[i];
   }
   int64_t n = numel();
+  auto fail = [&] {
+    throw Error("cannot reshape " + typeString() + " to " + shapeString(newShape));
+  };
   if (inferAt >= 0) {
-    check(known != 0 && n % known == 0,
-          "cannot reshape " + typeString() + " to " + shapeString(newShape));
+    if (known == 0 || n % known != 0) fail();
     newShape[inferAt] = n / known;
   }
-  check(numelOf(newShape) == n, "cannot reshape " + typeString() + " to " + shapeString(newShape));
-  Tensor src = contiguous();
-  return src.view(newShape, contiguousStrides(newShape), src.offset());
+  if (numelOf(newShape) != n) fail();
+  Tensor copy;
+  if (!isContiguous()) copy = clone();
+  const Tensor &src = copy ? copy : *this;
+  return viewOf(src, newShape.size(), src.offset(), [&](int64_t *shape, int64_t *strides) {
+    std::copy(newShape.begin(), newShape.end(), shape);
+    fillContiguousStrides(strides, shape, newShape.size());
+  });
 }
 
 Tensor Tensor::select(int64_t axis, int64_t i) const {
-  Shape shape = this->shape(), strides = this->strides();
-  int64_t offset = this->offset() + i * strides[axis];
-  shape.erase(shape.begin() + axis);
-  strides.erase(strides.begin() + axis);
-  return view(shape, strides, offset);
+  const Shape &shape = this->shape(), &strides = this->strides();
+  size_t r = shape.size();
+  return viewOf(*this, r - 1, offset() + i * strides[axis], [&](int64_t *vshape, int64_t *vstrides) {
+    for (size_t d = 0, k = 0; d < r; ++d)
+      if ((int64_t)d != axis) {
+        vshape[k] = shape[d];
+        vstrides[k++] = strides[d];
+      }
+  });
 }
 
 Shape takeShape(const Shape &x, const Shape &indices, int64_t axis) {
@@ -442,40 +492,40 @@ Shape takeShape(const Shape &x, const Shape &indices, int64_t axis) {
 
 Tensor Tensor::transpose(const std::vector<int64_t> &perm) const {
   int64_t r = rank();
-  std::vector<int64_t> p = perm;
-  if (p.empty())
-    for (int64_t i = r - 1; i >= 0; --i) p.push_back(i);
-  check((int64_t)p.size() == r, "transpose: permutation " + shapeString(p) +
-                                    " does not match rank " + std::to_string(r));
-  std::vector<bool> seen(r, false);
-  Shape shape(r), strides(r);
-  for (int64_t i = 0; i < r; ++i) {
-    int64_t a = normalizeAxis(p[i], r, "transpose axis");
-    check(!seen[a], "transpose: repeated axis in permutation " + shapeString(p));
-    seen[a] = true;
-    shape[i] = this->shape()[a];
-    strides[i] = this->strides()[a];
+  if (!perm.empty() && (int64_t)perm.size() != r)
+    throw Error("transpose: permutation " + shapeString(perm) + " does not match rank " +
+                std::to_string(r));
+  // Axis i of the view is axis axisAt(i) of this tensor; an empty perm reverses the axes.
+  auto axisAt = [&](int64_t i) {
+    return perm.empty() ? r - 1 - i : normalizeAxis(perm[i], r, "transpose axis");
+  };
+  if (!perm.empty()) { // each axis exactly once (a bit mask up to rank 64: no allocation)
+    uint64_t seenMask = 0;
+    std::vector<bool> seenMore(r > 64 ? r : 0);
+    for (int64_t i = 0; i < r; ++i) {
+      int64_t a = axisAt(i);
+      bool seen = r <= 64 ? (seenMask >> a & 1) != 0 : bool(seenMore[a]);
+      if (seen) throw Error("transpose: repeated axis in permutation " + shapeString(perm));
+      if (r <= 64)
+        seenMask |= uint64_t(1) << a;
+      else
+        seenMore[a] = true;
+    }
   }
-  return view(shape, strides, offset());
+  return viewOf(*this, r, offset(), [&](int64_t *shape, int64_t *strides) {
+    for (int64_t i = 0; i < r; ++i) {
+      int64_t a = axisAt(i);
+      shape[i] = this->shape()[a];
+      strides[i] = this->strides()[a];
+    }
+  });
 }
 
 Tensor Tensor::broadcastTo(const Shape &target) const {
-  int64_t r = rank(), tr = (int64_t)target.size();
-  auto fail = [&] {
-    throw Error("cannot broadcast " + typeString() + " to shape " + shapeString(target));
-  };
-  if (r > tr) fail();
-  Shape strides(tr, 0);
-  for (int64_t i = 0; i < tr; ++i) {
-    int64_t si = i - (tr - r);
-    if (si < 0) continue;
-    int64_t d = shape()[si];
-    if (d == target[i])
-      strides[i] = this->strides()[si];
-    else if (d != 1)
-      fail();
-  }
-  return view(target, strides, offset());
+  return viewOf(*this, target.size(), offset(), [&](int64_t *shape, int64_t *strides) {
+    broadcastStridesInto(*this, target, strides);
+    std::copy(target.begin(), target.end(), shape);
+  });
 }
 
 Tensor Tensor::to(DType dt) const {
@@ -486,8 +536,8 @@ Tensor Tensor::to(DType dt) const {
 }
 
 Shape broadcastByteStrides(const Tensor &t, const Shape &shape) {
-  Tensor b = t.broadcastTo(shape);
-  Shape s = b.strides();
+  Shape s(shape.size());
+  broadcastStridesInto(t, shape, s.data());
   for (auto &x : s) x *= (int64_t)t.elementSize();
   return s;
 }
@@ -510,7 +560,7 @@ template <typename D, typename S> D convertElem(S v) {
 void copyInto(const Tensor &dst, const Tensor &src) {
   check(dst.device() == Device::CPU && src.device() == Device::CPU,
         "copyInto: CPU tensors expected");
-  Shape shape = dst.shape();
+  const Shape &shape = dst.shape();
   std::array<Shape, 2> strides = {broadcastByteStrides(dst, shape),
                                   broadcastByteStrides(src, shape)};
   dispatchDType(dst.dtype(), [&]<typename D>() {

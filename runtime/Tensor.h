@@ -103,6 +103,9 @@ struct TensorImpl {
 int64_t numelOf(const Shape &shape);
 /// Row-major strides of a shape.
 Shape contiguousStrides(const Shape &shape);
+/// Row-major strides of `shape` into `strides`, reusing its memory (no allocation when it has
+/// the capacity: per-thread scratch shapes on hot paths).
+void setContiguousStrides(Shape &strides, const Shape &shape);
 /// The shape of x.take(indices, axis): `x`'s with `axis` replaced by the indices' shape.
 Shape takeShape(const Shape &x, const Shape &indices, int64_t axis);
 /// "[3, 4]".
@@ -115,12 +118,17 @@ public:
   /// Adopts one reference of `impl` (no retain).
   static Tensor adopt(TensorImpl *impl) { return Tensor(impl); }
   /// Shares `impl`, taking a new reference.
-  static Tensor share(TensorImpl *impl);
+  static Tensor share(TensorImpl *impl) {
+    if (impl) impl->refs.fetch_add(1, std::memory_order_relaxed);
+    return Tensor(impl);
+  }
   Tensor(const Tensor &o) : impl(o.impl) { retainImpl(); }
   Tensor(Tensor &&o) noexcept : impl(o.impl) { o.impl = nullptr; }
   Tensor &operator=(const Tensor &o);
   Tensor &operator=(Tensor &&o) noexcept;
-  ~Tensor() { releaseImpl(); }
+  ~Tensor() {
+    if (impl) releaseImpl();
+  }
 
   // --- creation -------------------------------------------------------------------------
   /// A new contiguous tensor with uninitialised contents.
@@ -199,6 +207,7 @@ private:
   void retainImpl() {
     if (impl) impl->refs.fetch_add(1, std::memory_order_relaxed);
   }
+  /// Drops this handle's reference (impl not null) and nulls the handle.
   void releaseImpl();
   TensorImpl *impl = nullptr;
 };
@@ -232,8 +241,9 @@ template <> constexpr DType dtypeOf<bool>() { return DType::Bool; }
 template <typename T>
 Tensor Tensor::fromVector(DType dtype, const std::vector<T> &v, const Shape &shape) {
   Tensor t = empty(dtype, shape);
-  check(t.numel() == (int64_t)v.size(), "fromVector: " + std::to_string(v.size()) +
-                                            " values for shape " + shapeString(t.shape()));
+  if (t.numel() != (int64_t)v.size()) // (not check(): the message is built only on failure)
+    throw Error("fromVector: " + std::to_string(v.size()) + " values for shape " +
+                shapeString(t.shape()));
   dispatchDType(dtype, [&]<typename E>() {
     E *p = t.data<E>();
     for (size_t i = 0; i < v.size(); ++i) p[i] = static_cast<E>(v[i]);

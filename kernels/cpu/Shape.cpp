@@ -136,11 +136,11 @@ template <const char *Op> void takeKernel(Inputs ins, const Attrs &attrs, Output
   const Tensor &x = tensorArg(ins, 0, Op), &i = tensorArg(ins, 1, Op);
   if (x.rank() == 0) throw Error(std::string(Op) + ": cannot index a 0-d tensor");
   int64_t axis = normalizeAxis(attrs.getInt("axis", 0), x.rank(), "index axis");
-  std::vector<int64_t> idx = indexValues(i, x.dim(axis), axis);
-  if (i.rank() == 0) {
-    outs.emplace_back(x.select(axis, idx[0]));
+  if (i.rank() == 0 && isInteger(i.dtype())) { // x[t] in a loop: a view, no index vector
+    outs.emplace_back(x.select(axis, checkedIndex(i.itemI64(), x.dim(axis), axis)));
     return;
   }
+  std::vector<int64_t> idx = indexValues(i, x.dim(axis), axis);
   Tensor out = Tensor::empty(x.dtype(), takeShape(x.shape(), i.shape(), axis));
   // View out as [pre, n_idx, post] and copy one x slice per index.
   Shape pre(x.shape().begin(), x.shape().begin() + axis);

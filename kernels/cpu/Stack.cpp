@@ -88,17 +88,34 @@ void stackPushKernel(Inputs ins, const Attrs &, Outputs &outs) {
   outs.push_back(stackPush(tensorArg(ins, 0, "stack_push"), tensorArg(ins, 1, "stack_push")));
 }
 
-/// A stack's entry shape (its shape without dim 0) and the bytes of one entry.
+/// A stack's entry shape (its shape without dim 0).
 Shape entryShape(const Tensor &s) { return Shape(s.shape().begin() + 1, s.shape().end()); }
-int64_t entryBytesOf(const Tensor &s) { return numelOf(entryShape(s)) * int64_t(s.elementSize()); }
-
-/// Entries [from, from + count) of s as a view (no copy): s's buffer is never written where a
-/// view can see it (appends go past the buffer's claimed mark only).
-Tensor entriesView(const Tensor &s, int64_t from, int64_t count) {
-  Shape shape = s.shape();
-  shape[0] = count;
-  return s.view(shape, contiguousStrides(shape), s.offset() + from * numelOf(entryShape(s)));
+/// The elements and the bytes of one entry (no vector built: pushes run every iteration). The
+/// dims were checked when the stack was made.
+int64_t entryNumel(const Tensor &s) {
+  int64_t n = 1;
+  for (size_t d = 1; d < s.shape().size(); ++d) n *= s.shape()[d];
+  return n;
 }
+int64_t entryBytesOf(const Tensor &s) { return entryNumel(s) * int64_t(s.elementSize()); }
+
+/// Entries [from, from + count) of contiguous s as a view (no copy): s's buffer is never
+/// written where a view can see it (appends go past the buffer's claimed mark only). The
+/// view's shape and strides are built in per-thread scratch, so a loop allocates no vector.
+Tensor entriesView(const Tensor &s, int64_t from, int64_t count) {
+  thread_local Shape shape, strides;
+  shape.assign(s.shape().begin(), s.shape().end());
+  shape[0] = count;
+  setContiguousStrides(strides, shape);
+  return s.view(shape, strides, s.offset() + from * entryNumel(s));
+}
+
+/// s, or a contiguous copy of it when it is not (no reference taken when it is).
+struct Contiguous {
+  explicit Contiguous(const Tensor &s) : copy(s.isContiguous() ? Tensor() : s.contiguous()) {}
+  const Tensor &of(const Tensor &s) const { return copy ? copy : s; }
+  Tensor copy;
+};
 
 void stackTopKernel(Inputs ins, const Attrs &, Outputs &outs) {
   expectArity(ins, 1, "stack_top");
@@ -123,9 +140,7 @@ Tensor appendInPlace(const Tensor &s, const Tensor &entries, int64_t count) {
     return Tensor();
   if (bytes > 0)
     std::memcpy(static_cast<char *>(s.buffer()->data()) + end, entries.rawData(), bytes);
-  Shape shape = s.shape();
-  shape[0] += count;
-  return s.view(shape, contiguousStrides(shape), s.offset());
+  return entriesView(s, 0, s.dim(0) + count);
 }
 
 /// A new stack holding s's entries and `count` more from `entries`, with room to grow: its
@@ -138,8 +153,10 @@ Tensor appendCopy(const Tensor &s, const Tensor &entries, int64_t count, const S
   capacity.insert(capacity.end(), entry.begin(), entry.end());
   Tensor room = Tensor::empty(dtype, capacity);
   size_t entryBytes = size_t(numelOf(entry)) * dtypeSize(dtype);
-  if (n > 0)
-    std::memcpy(room.rawData(), s.contiguous().rawData(), size_t(n) * entryBytes);
+  if (n > 0) {
+    Contiguous c(s);
+    std::memcpy(room.rawData(), c.of(s).rawData(), size_t(n) * entryBytes);
+  }
   if (count > 0)
     std::memcpy(static_cast<char *>(room.rawData()) + size_t(n) * entryBytes, entries.rawData(),
                 size_t(count) * entryBytes);
@@ -158,7 +175,9 @@ Tensor appendEntries(const Tensor &s, const Tensor &entries, int64_t count, cons
   if (n != 0 && count != 0 && !std::equal(s.shape().begin() + 1, s.shape().end(), entry.begin(), entry.end()))
     throw Error(std::string(op) + ": a value saved for the gradient changed shape between loop "
                                   "iterations (" + entries.typeString() + ")");
-  Tensor src = n == 0 ? entries : entries.to(s.dtype());
+  Tensor converted; // (entries in s's dtype: no reference taken when they already are)
+  if (n != 0 && entries.dtype() != s.dtype()) converted = entries.to(s.dtype());
+  const Tensor &src = converted ? converted : entries;
   Tensor out = appendInPlace(s, src, count);
   if (!out)
     out = appendCopy(s, src, count, n == 0 ? entry : entryShape(s));
@@ -171,7 +190,7 @@ void stackExtendKernel(Inputs ins, const Attrs &, Outputs &outs) {
   expectArity(ins, 2, "stack_extend");
   const Tensor &s = tensorArg(ins, 0, "stack_extend");
   Tensor t = tensorArg(ins, 1, "stack_extend").contiguous();
-  check(s.rank() == t.rank() && s.rank() >= 1, "stack_extend: stacks of different ranks");
+  if (s.rank() != t.rank() || s.rank() < 1) throw Error("stack_extend: stacks of different ranks");
   outs.push_back(appendEntries(s, t, t.dim(0), Shape(t.shape().begin() + 1, t.shape().end()),
                                "stack_extend"));
 }
@@ -198,7 +217,8 @@ void stackDropKernel(Inputs ins, const Attrs &, Outputs &outs) {
 } // namespace
 
 Tensor stackPush(const Tensor &s, const Tensor &value) {
-  Tensor x = value.contiguous();
+  Contiguous c(value);
+  const Tensor &x = c.of(value);
   if (s.rank() != x.rank() + 1) // (not check(): the message is built only on failure)
     throw Error("stack_push: a stack of rank " + std::to_string(s.rank()) + " cannot hold " +
                 x.typeString());
@@ -206,7 +226,8 @@ Tensor stackPush(const Tensor &s, const Tensor &value) {
 }
 
 Tensor stackTop(const Tensor &stack) {
-  Tensor s = stack.contiguous();
+  Contiguous c(stack);
+  const Tensor &s = c.of(stack);
   check(s.rank() >= 1 && s.dim(0) > 0, "stack_top: the stack is empty");
   // The entry's shape and strides: s's without dim 0 (contiguous), in per-thread scratch so
   // that a gradient loop's every iteration allocates no vector here.
@@ -217,7 +238,8 @@ Tensor stackTop(const Tensor &stack) {
 }
 
 Tensor stackPop(const Tensor &stack) {
-  Tensor s = stack.contiguous();
+  Contiguous c(stack);
+  const Tensor &s = c.of(stack);
   check(s.rank() >= 1 && s.dim(0) > 0, "stack_pop: the stack is empty");
   thread_local Shape shape;
   shape.assign(s.shape().begin(), s.shape().end());

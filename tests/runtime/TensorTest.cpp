@@ -2,11 +2,13 @@
 #include "runtime/Kernel.h"
 #include "runtime/MemoryStats.h"
 #include "runtime/Random.h"
+#include "runtime/Strided.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
+#include <thread>
 
 using namespace dlm;
 using namespace dlm::rt;
@@ -137,6 +139,111 @@ TEST(Tensor, ReusedTensorsAndBuffersStartClean) {
 TEST(Tensor, HugeShapesFailCleanly) {
   EXPECT_THROW(Tensor::empty(DType::F64, {1LL << 40, 1LL << 40}), Error);
   EXPECT_THROW(Tensor::empty(DType::F64, {-1}), Error);
+}
+
+/// The message of the rt::Error that `f` throws ("" when it throws none).
+template <typename F> std::string errorOf(F &&f) {
+  try {
+    f();
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Tensor, ShapeErrorsSayWhatIsWrong) {
+  EXPECT_EQ(errorOf([] { numelOf({2, -3}); }), "negative dimension -3 in shape [2, -3]");
+  EXPECT_EQ(errorOf([] { numelOf({1LL << 40, 1LL << 40}); }),
+            "shape [1099511627776, 1099511627776] has too many elements");
+  EXPECT_EQ(numelOf({0, 1LL << 40, 1LL << 40}), 0) << "after an empty dim nothing overflows";
+  EXPECT_NE(errorOf([] { numelOf({1LL << 40, 1LL << 40, 0}); }), "") << "dims multiply in order";
+  EXPECT_EQ(numelOf({}), 1);
+  Tensor t = iota(DType::F32, {2, 3});
+  EXPECT_EQ(errorOf([&] { t.reshape({4, -1}); }), "cannot reshape f32[2, 3] to [4, -1]");
+  EXPECT_EQ(errorOf([&] { t.reshape({-1, -1}); }),
+            "reshape: only one dimension can be -1 in [-1, -1]");
+  EXPECT_EQ(errorOf([&] { t.transpose({0}); }),
+            "transpose: permutation [0] does not match rank 2");
+  EXPECT_EQ(errorOf([&] { t.transpose({1, -1}); }),
+            "transpose: repeated axis in permutation [1, -1]");
+  EXPECT_EQ(errorOf([&] { t.transpose({0, 2}); }), "transpose axis 2 is out of range for rank 2");
+  EXPECT_EQ(errorOf([&] { t.broadcastTo({4, 3, 2}); }),
+            "cannot broadcast f32[2, 3] to shape [4, 3, 2]");
+  EXPECT_EQ(errorOf([&] { t.item(); }), "expected a single value, got f32[2, 3]");
+  EXPECT_EQ(errorOf([] { Tensor::fromVector<float>(DType::F32, {1, 2}, {3}); }),
+            "fromVector: 2 values for shape [3]");
+}
+
+// select, transpose, reshape and broadcastTo write the view's shape and strides in place (no
+// vectors built): each view must still read the elements its definition says.
+TEST(Tensor, ViewsReadTheRightElements) {
+  Tensor t = iota(DType::F64, {2, 3, 4});
+  Tensor s = t.select(1, 2); // t[:, 2, :]
+  EXPECT_EQ(s.shape(), (Shape{2, 4}));
+  EXPECT_EQ(s.strides(), (Shape{12, 1}));
+  EXPECT_EQ(s.buffer(), t.buffer());
+  EXPECT_EQ(s.getF64({1, 3}), t.getF64({1, 2, 3}));
+  Tensor p = t.transpose({2, -3, 1}); // [4, 2, 3]
+  EXPECT_EQ(p.shape(), (Shape{4, 2, 3}));
+  EXPECT_EQ(p.getF64({3, 1, 2}), t.getF64({1, 2, 3}));
+  Tensor r = p.reshape({8, 3}); // a copy: p is not contiguous
+  EXPECT_NE(r.buffer(), t.buffer());
+  EXPECT_EQ(r.strides(), (Shape{3, 1}));
+  EXPECT_EQ(r.getF64({7, 1}), t.getF64({1, 1, 3}));
+  Tensor v = s.select(0, 1).reshape({2, 2}); // a contiguous row of s: a view
+  EXPECT_EQ(v.buffer(), t.buffer());
+  EXPECT_EQ(v.getF64({1, 0}), t.getF64({1, 2, 2}));
+  Tensor b = s.select(1, 3).broadcastTo({3, 2}); // s[:, 3] as rows
+  EXPECT_EQ(b.strides(), (Shape{0, 12}));
+  EXPECT_EQ(b.getF64({2, 1}), t.getF64({1, 2, 3}));
+  EXPECT_EQ(broadcastByteStrides(s.select(1, 3), {3, 2}), (Shape{0, 96}));
+}
+
+// Past rank 64 transpose tracks the axes it has seen in a vector instead of a bit mask, and
+// past rank 8 the strided loops keep their scratch on the heap.
+TEST(Tensor, HighRankViewsAndCopies) {
+  Shape ones(70, 1);
+  ones[0] = 2;
+  Tensor t = iota(DType::F32, ones);
+  std::vector<int64_t> perm(70);
+  for (int64_t i = 0; i < 70; ++i) perm[i] = 69 - i;
+  EXPECT_EQ(t.transpose(perm).shape(), t.transpose().shape());
+  EXPECT_EQ(t.transpose(perm).dim(69), 2);
+  perm[5] = 69;
+  EXPECT_EQ(errorOf([&] { t.transpose(perm); }).rfind("transpose: repeated axis", 0), 0u);
+
+  Shape shape{2, 3, 2, 2, 3, 2, 2, 1, 2, 3};
+  Tensor x = iota(DType::F64, shape);
+  Tensor xt = x.transpose(); // rank 10, not contiguous
+  Tensor c = Tensor::empty(DType::F32, xt.shape());
+  copyInto(c, xt);
+  Shape idx(10, 0);
+  for (int64_t n = 0; n < c.numel(); ++n) { // every element, by multi-index
+    Shape rev(idx.rbegin(), idx.rend());
+    ASSERT_EQ(c.getF64(idx), x.getF64(rev)) << n;
+    for (int64_t d = 9; d >= 0 && ++idx[d] == c.dim(d); --d) idx[d] = 0;
+  }
+}
+
+// The last reference is dropped without an atomic read-modify-write (Tensor::releaseImpl,
+// Buffer::release): copies dropped by several threads at once must free each tensor and
+// buffer exactly once, and memory statistics must come back to where they started.
+TEST(Tensor, ConcurrentDropsFreeEachBufferOnce) {
+  int64_t before = memoryStats().liveBytes;
+  for (int round = 0; round < 200; ++round) {
+    Tensor shared = Tensor::zeros(DType::F32, {16});
+    std::vector<std::thread> threads;
+    for (int k = 0; k < 4; ++k)
+      threads.emplace_back([copy = shared, view = shared.transpose()]() mutable {
+        Tensor again = copy;
+        copy = Tensor();
+        view = Tensor();
+        EXPECT_EQ(again.numel(), 16);
+      });
+    shared = Tensor();
+    for (auto &th : threads) th.join();
+  }
+  EXPECT_EQ(memoryStats().liveBytes, before);
 }
 
 TEST(KernelTable, LookupByOpName) {

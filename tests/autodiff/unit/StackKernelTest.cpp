@@ -91,4 +91,26 @@ TEST(StackKernels, EntriesKeepTheirShapeAndStatsCountThem) {
   EXPECT_GE(st.peakReservedBytes, 24);
 }
 
+// A pushed value need not be contiguous nor of the stack's dtype: the entry is its row-major
+// copy in the stack's dtype, appended in place all the same; tops and pops of a stack that is
+// itself a strided view (a transposed stack) read the same entries as its contiguous copy.
+TEST(StackKernels, PushedValuesAreCopiedInTheStacksLayoutAndDType) {
+  Tensor m = Tensor::fromVector(dlm::DType::F32, std::vector<float>{1, 2, 3, 4, 5, 6}, {2, 3});
+  Tensor s = run("stack_new", {}, Attrs{{"dtype", dlm::DType::F64}, {"rank", int64_t(2)}});
+  s = run("stack_push", {s, Tensor::zeros(dlm::DType::F64, {3, 2})});
+  Buffer *grown = s.buffer();
+  s = run("stack_push", {s, m.transpose()}); // f32 [3, 2] view onto an f64 stack
+  EXPECT_EQ(s.buffer(), grown) << "a converted entry still goes in place";
+  EXPECT_EQ(s.dtype(), dlm::DType::F64);
+  Tensor top = run("stack_top", {s});
+  const double expect[] = {1, 4, 2, 5, 3, 6};
+  for (int64_t i = 0; i < 6; ++i) EXPECT_EQ(top.getF64({i / 2, i % 2}), expect[i]);
+  Tensor strided = s.transpose({1, 0, 2}); // [3, 2, 2]: strided[k][i] is s[i][k]
+  EXPECT_EQ(run("stack_top", {strided}).shape(), (Shape{2, 2}));
+  EXPECT_EQ(run("stack_top", {strided}).getF64({1, 0}), 3);
+  EXPECT_EQ(run("stack_pop", {strided}).shape(), (Shape{2, 2, 2}));
+  EXPECT_EQ(run("stack_pop", {strided}).getF64({1, 1, 1}), 5);
+  EXPECT_THROW(run("stack_top", {run("stack_pop", {run("stack_pop", {s})})}), Error);
+}
+
 } // namespace
