@@ -34,8 +34,6 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/Transforms/IPO/MergeFunctions.h"
-#include "llvm/Transforms/InstCombine/InstCombine.h"
-#include "llvm/Transforms/Scalar/SimplifyCFG.h"
 #include "llvm/Transforms/Vectorize/LoopVectorize.h"
 
 #include <algorithm>
@@ -254,10 +252,11 @@ void pinVectorWidth(llvm::Function &f, llvm::TargetMachine &tm) {
   }
 }
 
-/// The JIT's pipeline for a large program (largeProgram) at -O2 and above: the loop
-/// vectoriser, then instcombine and simplifycfg to tidy its output, on every function but
-/// @dlm_main — the outlined elementwise loops, where such a program's arithmetic is — and
-/// nothing on @dlm_main, whose calls into the runtime run as fast unoptimised. Everything is
+/// The JIT's pipeline for a large program (largeProgram) at -O2 and above: identical functions
+/// merged, then the loop vectoriser alone on every function but @dlm_main — the outlined
+/// elementwise loops, where such a program's arithmetic is — and nothing on @dlm_main, whose
+/// calls into the runtime run as fast unoptimised. (instcombine and simplifycfg after the
+/// vectoriser cost ~3 ms of CPU on the LSTM script and its run was no faster.) Everything is
 /// then compiled at machine-code level 0 (FastISel and the fast register allocator: instruction
 /// selection and register allocation at any higher level cost 5-8x as much on these modules).
 void vectorizeHelpers(llvm::Module &module, llvm::TargetMachine &tm) {
@@ -267,8 +266,6 @@ void vectorizeHelpers(llvm::Module &module, llvm::TargetMachine &tm) {
   llvm::MergeFunctionsPass().run(module, a.mam);
   llvm::FunctionPassManager fpm;
   fpm.addPass(llvm::LoopVectorizePass());
-  fpm.addPass(llvm::InstCombinePass());
-  fpm.addPass(llvm::SimplifyCFGPass());
   for (llvm::Function &f : module)
     if (!f.isDeclaration() && f.getName() != "dlm_main") {
       pinVectorWidth(f, tm);
