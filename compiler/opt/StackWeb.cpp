@@ -47,13 +47,19 @@ StackWeb collectStackWeb(const Graph &g, NodeId stackNew, const std::vector<std:
 }
 
 std::optional<NodeId> bodyPivot(Graph &g, FrameId f, const std::set<NodeId> &avoid) {
+  // A loop Switch is decided by the frame's LoopCond; the Switch of an `if` in the body passes
+  // its value only in the iterations taking that branch, so a node hung from it would be dead in
+  // the others (and with it everything computed from it, the loop's next values included).
+  auto isLoopSwitch = [&](const Node &n) {
+    return n.frame == f && n.op == "Switch" && n.inputs.size() == 2 &&
+           g.node(n.inputs[1].node).op == "LoopCond" && !avoid.count(n.id);
+  };
   for (const Node &n : g.nodes())
     if (n.frame == f && n.op == "Identity" && n.controlInputs.empty() && n.inputs.size() == 1 &&
-        n.inputs[0].port == 1 && g.node(n.inputs[0].node).op == "Switch" &&
-        !avoid.count(n.inputs[0].node))
+        n.inputs[0].port == 1 && isLoopSwitch(g.node(n.inputs[0].node)))
       return n.id;
   for (const Node &n : g.nodes())
-    if (n.frame == f && n.op == "Switch" && !avoid.count(n.id)) {
+    if (isLoopSwitch(n)) {
       ValueRef body = Graph::value(n.id, 1);
       Type t = g.typeOf(body);
       Location loc = n.loc;
