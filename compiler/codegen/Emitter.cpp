@@ -600,7 +600,7 @@ private:
     // A node placed on the GPU runs its kernel there: generated loops read host memory only.
     if (rt::runtimeDevice(n.device) != rt::Device::CPU) return emitKernelCall(n);
     if (emitElementwise(n)) return;
-    if (emitStaticSlice(n) || emitStaticSliceGrad(n) || emitStackOp(n) || emitTranspose(n) ||
+    if (emitStaticSlice(n) || emitStaticSliceGrad(n) || emitStaticSplit(n) || emitStackOp(n) || emitTranspose(n) ||
         emitIndex(n) || emitReshape(n) || emitZeros(n) || emitSumToCopy(n))
       return;
     if (emitKernelRun(n)) return;
@@ -825,6 +825,45 @@ private:
                                       constArray<int64_t>(staticSizes(out))});
     checkFailure(b.CreateIsNull(view), n);
     store({n.id, 0}, view);
+    return true;
+  }
+
+  /// `split{axis, sizes}` of an operand of static shape (a merged autodiff stack's entry split
+  /// back into its values, every gradient step) is one `dlm_tensor_slice` view per piece, as
+  /// the kernel makes them (an empty piece starts at 0), without its attribute parsing and
+  /// checks, which the static shapes settle here; anything else takes the kernel.
+  bool emitStaticSplit(const Node &n) {
+    if (n.op != "split" || n.inputs.size() != 1 || repr(n.inputs[0]) != Repr::Tensor) return false;
+    const Shape &in = g.typeOf(n.inputs[0]).shape();
+    int64_t rank = (int64_t)in.size(), axis = intAttr(n, "axis").value_or(n.attr("axis") ? rank : 0);
+    const AttrValue *a = n.attr("sizes");
+    const std::vector<int64_t> *sizes = a ? std::get_if<std::vector<int64_t>>(a) : nullptr;
+    if (!sizes || axis < -rank || axis >= rank || sizes->size() != n.numResults()) return false;
+    if (axis < 0) axis += rank;
+    for (const Dim &d : in)
+      if (!d.isStatic()) return false;
+    int64_t total = 0;
+    for (size_t p = 0; p < sizes->size(); ++p) {
+      const Type &out = n.results[p];
+      if (repr({n.id, (uint32_t)p}) != Repr::Tensor || (*sizes)[p] < 0 || out.rank() != in.size()) return false;
+      for (int64_t d = 0; d < rank; ++d)
+        if (!out.shape()[d].isStatic() || out.shape()[d].size() != (d == axis ? (*sizes)[p] : in[d].size()))
+          return false;
+      total += (*sizes)[p];
+    }
+    if (total != in[axis].size()) return false;
+    llvm::Value *x = load(n.inputs[0]);
+    int64_t at = 0;
+    for (size_t p = 0; p < sizes->size(); ++p) {
+      std::vector<int64_t> start(rank, 0);
+      if ((*sizes)[p] > 0) start[axis] = at;
+      at += (*sizes)[p];
+      llvm::Value *view = b.CreateCall(rt("dlm_tensor_slice", ptrTy, {ptrTy, i32(), ptrTy, ptrTy}),
+                                       {x, b.getInt32((int)rank), constArray<int64_t>(start),
+                                        constArray<int64_t>(staticSizes(n.results[p].shape()))});
+      checkFailure(b.CreateIsNull(view), n);
+      store({n.id, (uint32_t)p}, view);
+    }
     return true;
   }
 
