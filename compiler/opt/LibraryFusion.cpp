@@ -131,6 +131,8 @@ private:
     n.op = g.node(in.node).op;
     n.attrs = std::move(attrs);
     n.attrs["relu"] = true;
+    // A relu cannot fail; the product or the bias can: their errors point where they do at -O0.
+    n.loc = g.node(in.node).loc;
     ctx.count(n.op == "matmul_bias" ? "matmul-bias-relu" : "conv2d-bias-relu");
     return true;
   }
