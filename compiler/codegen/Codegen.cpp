@@ -23,6 +23,7 @@
 #include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
 #include "llvm/Analysis/TargetTransformInfo.h"
 #include "llvm/IR/InstIterator.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -222,6 +223,9 @@ void pinVectorWidth(llvm::Function &f, llvm::TargetMachine &tm) {
   unsigned bits = 0;
   for (llvm::Instruction &i : llvm::instructions(f)) {
     if (auto *phi = llvm::dyn_cast<llvm::PHINode>(&i); phi && !phi->getType()->isIntegerTy()) return;
+    // A libm call (tanh, exp in f64 loops) cannot be vectorised, and a loop whose width was
+    // given and that is not vectorised makes LLVM print "remark: loop not vectorized" on stderr.
+    if (auto *call = llvm::dyn_cast<llvm::CallInst>(&i); call && !llvm::isa<llvm::IntrinsicInst>(call)) return;
     llvm::Type *type = nullptr;
     if (auto *load = llvm::dyn_cast<llvm::LoadInst>(&i)) type = load->getType();
     if (auto *store = llvm::dyn_cast<llvm::StoreInst>(&i)) type = store->getValueOperand()->getType();
