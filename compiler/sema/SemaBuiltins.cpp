@@ -548,6 +548,19 @@ Operand toScalar(Sema &s, CallArgs &a, const Bound &b) {
   }
   if (x.type == want)
     return x;
+  bool fromFloat = x.type.kind() == Type::Kind::Float || (zeroD && isFloat(x.type.dtype()));
+  if (toInt && fromFloat) {
+    // Python raises on int(nan), int(inf) and on values past i64 (no silent 0 or saturation):
+    // |x| < 2^63 is false for all three, so the program stops with this message at the call.
+    Operand magnitude = s.emitOp("abs", {x}, {}, a.loc);
+    Operand ok = s.emitOp("lt", {magnitude, s.constant(Const(9223372036854775808.0), a.loc)}, {}, a.loc);
+    auto [line, col] = s.diags.getLineAndColumn(a.loc.Start);
+    (void)col;
+    Attrs check;
+    check["message"] = std::string("int() of a float that is NaN, infinite or outside the int range");
+    check["location"] = s.diags.getBufferName(a.loc.Start).str() + ":" + std::to_string(line);
+    s.emitOp("assert", {ok}, check, a.loc);
+  }
   Operand v = x;
   if (number || x.type.dtype() != to) {
     Attrs attrs;
