@@ -15,6 +15,7 @@
 #include "compiler/codegen/ElementCode.h"
 #include "compiler/ir/OpRegistry.h"
 #include "compiler/opt/FusedOp.h"
+#include "compiler/opt/GraphUtil.h"
 #include "runtime/DType.h"
 #include "runtime/Devices.h"
 
@@ -775,34 +776,6 @@ private:
     return true;
   }
 
-  /// The start index of slice attributes `n` has (begin, end, step) cutting a window of static
-  /// shape `window` from a tensor of static shape `in`, when every step is 1 and no bound is
-  /// dynamic: Python's clamping done at compile time, as the kernel does it at run time.
-  std::optional<std::vector<int64_t>> staticSliceStart(const Node &n, const Shape &in, const Shape &window) {
-    auto ints = [&](const char *name) -> const std::vector<int64_t> * {
-      const AttrValue *a = n.attr(name);
-      return a ? std::get_if<std::vector<int64_t>>(a) : nullptr;
-    };
-    const std::vector<int64_t> *begin = ints("begin"), *end = ints("end"), *step = ints("step");
-    size_t rank = in.size();
-    if (!begin || !end || !step || begin->size() != rank || end->size() != rank ||
-        step->size() != rank || window.size() != rank)
-      return std::nullopt;
-    std::vector<int64_t> start;
-    for (size_t d = 0; d < rank; ++d) {
-      int64_t first = (*begin)[d];
-      if ((*step)[d] != 1 || first == kDynamicIndex || (*end)[d] == kDynamicIndex ||
-          !in[d].isStatic() || !window[d].isStatic())
-        return std::nullopt;
-      int64_t size = in[d].size(), len = window[d].size();
-      if (first == kSliceToEnd) first = 0;
-      if (first < 0) first += size;
-      first = std::clamp<int64_t>(first, 0, size);
-      if (first + len > size) return std::nullopt;
-      start.push_back(len > 0 ? first : 0);
-    }
-    return start;
-  }
 
   static std::vector<int64_t> staticSizes(const Shape &shape) {
     std::vector<int64_t> sizes;
@@ -818,7 +791,7 @@ private:
         repr(n.inputs[0]) != Repr::Tensor || repr({n.id, 0}) != Repr::Tensor)
       return false;
     const Shape &in = g.typeOf(n.inputs[0]).shape(), &out = n.results[0].shape();
-    std::optional<std::vector<int64_t>> start = staticSliceStart(n, in, out);
+    std::optional<std::vector<int64_t>> start = opt::staticSliceStart(n, in, out);
     if (!start) return false;
     llvm::Value *view = b.CreateCall(rt("dlm_tensor_slice", ptrTy, {ptrTy, i32(), ptrTy, ptrTy}),
                                      {load(n.inputs[0]), b.getInt32((int)in.size()), constArray<int64_t>(*start),
@@ -876,7 +849,7 @@ private:
         repr(n.inputs[0]) != Repr::Tensor || repr({n.id, 0}) != Repr::Tensor)
       return false;
     const Shape &in = n.results[0].shape(), &window = g.typeOf(n.inputs[0]).shape();
-    std::optional<std::vector<int64_t>> start = staticSliceStart(n, in, window);
+    std::optional<std::vector<int64_t>> start = opt::staticSliceStart(n, in, window);
     if (!start) return false;
     llvm::Value *grad = b.CreateCall(
         rt("dlm_tensor_slice_grad", ptrTy, {ptrTy, ptrTy, i32(), ptrTy, ptrTy}),

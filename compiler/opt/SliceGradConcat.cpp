@@ -47,39 +47,6 @@ struct Window {
   int64_t length = 0;
 };
 
-const std::vector<int64_t> *intsAttr(const Node &n, const char *name) {
-  const AttrValue *a = n.attr(name);
-  return a ? std::get_if<std::vector<int64_t>>(a) : nullptr;
-}
-
-/// The start of each dim of `n`'s static unit-step window (Python's clamping of `begin`, as the
-/// kernel does at run time); nullopt when a bound is dynamic or a step is not 1.
-std::optional<std::vector<int64_t>> windowStart(const Graph &g, const Node &n) {
-  const std::vector<int64_t> *begin = intsAttr(n, "begin"), *end = intsAttr(n, "end"),
-                             *step = intsAttr(n, "step");
-  const Shape &whole = n.results[0].shape(), &window = g.typeOf(n.inputs[0]).shape();
-  size_t rank = whole.size();
-  if (!begin || !end || !step || begin->size() != rank || end->size() != rank ||
-      step->size() != rank || window.size() != rank)
-    return std::nullopt;
-  std::vector<int64_t> start;
-  for (size_t d = 0; d < rank; ++d) {
-    int64_t first = (*begin)[d];
-    if ((*step)[d] != 1 || first == kDynamicIndex || (*end)[d] == kDynamicIndex ||
-        !whole[d].isStatic() || !window[d].isStatic())
-      return std::nullopt;
-    int64_t size = whole[d].size();
-    if (first == kSliceToEnd)
-      first = 0;
-    if (first < 0)
-      first += size;
-    first = std::clamp<int64_t>(first, 0, size);
-    if (first + window[d].size() > size)
-      return std::nullopt;
-    start.push_back(first);
-  }
-  return start;
-}
 
 class SliceGradConcatenator {
 public:
@@ -138,7 +105,8 @@ private:
       if (n.op != "slice_grad" || n.inputs.size() != 1 || n.results[0] != t || !hasOneUser(id) ||
           !n.controlInputs.empty())
         return std::nullopt;
-      std::optional<std::vector<int64_t>> start = windowStart(g, n);
+      std::optional<std::vector<int64_t>> start =
+          staticSliceStart(n, n.results[0].shape(), g.typeOf(n.inputs[0]).shape());
       if (!start)
         return std::nullopt;
       starts.push_back(*start);
