@@ -15,6 +15,8 @@ if site is None:
 exec(open(site).read())
 
 config.test_exec_root = os.path.join(config.dlm_build_dir, "tests")
+# The JIT's on-disk object cache (docs/codegen.md) lives in the build tree, never in $HOME.
+config.environment["DLM_CACHE_DIR"] = os.path.join(config.test_exec_root, "dlm-cache")
 bin_dir = os.path.join(config.dlm_build_dir, "bin")
 # Never colour, never read the user's history: tests see what a pipe sees.
 config.environment["NO_COLOR"] = "1"

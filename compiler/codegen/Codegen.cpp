@@ -11,6 +11,7 @@
 #include "compiler/codegen/Codegen.h"
 
 #include "compiler/codegen/Emitter.h"
+#include "compiler/codegen/ObjectCache.h"
 #include "compiler/codegen/Structure.h"
 #include "compiler/ir/Dlmir.h"
 #include "compiler/ir/OpRegistry.h"
@@ -22,6 +23,8 @@
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
 #include "llvm/Analysis/TargetTransformInfo.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -382,12 +385,105 @@ uint64_t cacheKey(const graph::Graph &graph, unsigned level) {
   return llvm::xxh3_64bits(graph::graphToString(graph, withLocs) + "\n-O" + std::to_string(level));
 }
 
+/// The on-disk cache's key for `module` as emitted (before any pass: its bitcode holds the
+/// program's constants, its failure sites' file names and source lines, and every loop), the
+/// -O level, whether it is a large program and the machine-code level it compiles at, the target
+/// (triple, CPU, features), the LLVM version and this build of dlm (buildIdentity). The emitted
+/// module has no address of this process in it (kernels are looked up by name in @dlm_init, the
+/// runtime's entries are symbols the JIT links), so its object serves any process.
+ObjectKey objectKey(const llvm::Module &module, const llvm::TargetMachine &tm, unsigned optLevel, bool large,
+                    unsigned codegenLevel) {
+  llvm::SmallVector<char, 0> bitcode;
+  llvm::raw_svector_ostream os(bitcode);
+  llvm::WriteBitcodeToFile(module, os);
+  ObjectKeyBuilder key;
+  key.add("dlm JIT object");
+  key.add(buildIdentity());
+  key.add(LLVM_VERSION_STRING);
+  key.add(tm.getTargetTriple().str());
+  key.add(tm.getTargetCPU());
+  key.add(tm.getTargetFeatureString());
+  key.add(optLevel);
+  key.add(large);
+  key.add(codegenLevel);
+  key.add(llvm::StringRef(bitcode.data(), bitcode.size()));
+  return key.finish();
+}
+
 } // namespace
 
 struct JitSession::Impl {
   std::unique_ptr<llvm::orc::LLJIT> jit;
   std::map<uint64_t, int (*)()> cache; ///< cacheKey -> compiled @dlm_main
   unsigned modules = 0;
+  ObjectCapture capture;            ///< copies of compiled objects, for the on-disk cache
+  std::unique_ptr<ObjectCache> disk; ///< the on-disk cache (null: off)
+  bool diskOpened = false;
+
+  /// The on-disk object cache when options ask for it and the environment has one (opened by
+  /// the first program that asks); null otherwise.
+  ObjectCache *diskCache(const CodegenOptions &options, DiagnosticEngine &diags) {
+    if (!options.objectCache) return nullptr;
+    if (!diskOpened) {
+      diskOpened = true;
+      ObjectCacheConfig config = objectCacheConfigFromEnvironment();
+      if (!config.warning.empty()) diags.warning(config.warning);
+      if (!config.directory.empty())
+        disk = std::make_unique<ObjectCache>(std::move(config));
+      else if (options.timePasses)
+        llvm::errs() << "cache: off (" << config.off << ")\n";
+    }
+    return disk.get();
+  }
+
+  /// A new JITDylib for one program, linked against the main one (the runtime's C ABI).
+  llvm::Expected<llvm::orc::JITDylib &> programDylib() {
+    auto dylib = jit->createJITDylib("program." + std::to_string(modules++));
+    if (dylib) dylib->addToLinkOrder(jit->getMainJITDylib());
+    return dylib;
+  }
+
+  /// The @dlm_main of the cached object of `key`, linked into a new JITDylib; null on a miss. An
+  /// entry that does not link (only a foreign writer could make one) is removed, and a miss.
+  int (*linkCached(ObjectCache &disk, const ObjectKey &key, bool verbose, StageTimer &timer))() {
+    std::string why;
+    std::unique_ptr<llvm::MemoryBuffer> object = disk.load(key, why);
+    if (!object) {
+      if (verbose) llvm::errs() << "cache: miss " << disk.entryPath(key) << " (" << why << ")\n";
+      return nullptr;
+    }
+    size_t bytes = object->getBufferSize();
+    timer.lap("cache-load");
+    auto dylib = programDylib();
+    if (!dylib) {
+      why = llvm::toString(dylib.takeError());
+    } else if (llvm::Error e = jit->addObjectFile(*dylib, std::move(object))) {
+      why = llvm::toString(std::move(e));
+    } else if (auto address = jit->lookup(*dylib, "dlm_main")) {
+      timer.lap("link");
+      if (verbose) llvm::errs() << "cache: hit " << disk.entryPath(key) << " (" << bytes << " bytes of object)\n";
+      return address->toPtr<int (*)()>();
+    } else {
+      why = llvm::toString(address.takeError());
+    }
+    if (dylib) llvm::consumeError(jit->getExecutionSession().removeJITDylib(*dylib));
+    disk.remove(key);
+    if (verbose) llvm::errs() << "cache: miss " << disk.entryPath(key) << " (the entry does not link: " << why << ")\n";
+    return nullptr;
+  }
+
+  /// Stores the object just compiled for `key` (captured from the compiler).
+  void storeCompiled(ObjectCache &disk, const ObjectKey &key, bool verbose, StageTimer &timer) {
+    std::optional<std::string> object = capture.take();
+    std::string why = "the JIT compiled no object for it";
+    bool stored = object && disk.store(key, *object, why);
+    timer.lap("cache-store");
+    if (!verbose) return;
+    if (stored)
+      llvm::errs() << "cache: stored " << disk.entryPath(key) << " (" << object->size() << " bytes of object)\n";
+    else
+      llvm::errs() << "cache: not stored (" << why << ")\n";
+  }
 
   /// Creates the JIT on first use. Returns an error message, "" on success.
   std::string start() {
@@ -397,9 +493,9 @@ struct JitSession::Impl {
     auto built =
         llvm::orc::LLJITBuilder()
             .setJITTargetMachineBuilder(host)
-            .setCompileFunctionCreator([](llvm::orc::JITTargetMachineBuilder jtmb)
+            .setCompileFunctionCreator([this](llvm::orc::JITTargetMachineBuilder jtmb)
                                            -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
-              return std::make_unique<LevelledCompiler>(std::move(jtmb));
+              return std::make_unique<CapturingCompiler>(std::make_unique<LevelledCompiler>(std::move(jtmb)), capture);
             })
             .create();
     if (!built) return llvm::toString(built.takeError());
@@ -440,8 +536,16 @@ struct JitSession::Impl {
     std::unique_ptr<llvm::Module> module = buildModule(graph, diags, *ctx, **tm, false);
     if (!module) return nullptr;
     timer.lap("codegen");
+    bool large = largeProgram(*module, graph);
+    ObjectCache *disk = diskCache(options, diags);
+    std::optional<ObjectKey> key;
+    if (disk) {
+      key = objectKey(*module, **tm, options.optLevel, large, large ? 0 : options.optLevel);
+      timer.lap("cache-key");
+      if (int (*entry)() = linkCached(*disk, *key, options.timePasses, timer)) return entry;
+    }
     unsigned level = options.optLevel;
-    if (largeProgram(*module, graph)) {
+    if (large) {
       if (level >= 2) vectorizeHelpers(*module, **tm);
       level = 0;
     } else {
@@ -455,12 +559,12 @@ struct JitSession::Impl {
     // looked up: @dlm_main calls every other function of the module, and ORC's compile-on-demand
     // layer (a module per function, each cloned through bitcode into its own context, calls
     // through stubs) cost ~35% more CPU than compiling the module at once.
-    auto dylib = jit->createJITDylib("program." + std::to_string(modules++));
+    auto dylib = programDylib();
     if (!dylib) {
       diags.error("internal error: " + llvm::toString(dylib.takeError()));
       return nullptr;
     }
-    dylib->addToLinkOrder(jit->getMainJITDylib());
+    if (key) capture.expect(module.get());
     if (llvm::Error e = jit->addIRModule(*dylib, llvm::orc::ThreadSafeModule(std::move(module), std::move(ctx)))) {
       diags.error("internal error: " + llvm::toString(std::move(e)));
       return nullptr;
@@ -471,6 +575,7 @@ struct JitSession::Impl {
       return nullptr;
     }
     timer.lap("jit");
+    if (key) storeCompiled(*disk, *key, options.timePasses, timer);
     return address->toPtr<int (*)()>();
   }
 };

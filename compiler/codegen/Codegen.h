@@ -31,6 +31,10 @@ struct CodegenOptions {
   /// AOT only: the CPU the object file targets. "generic" (x86-64 baseline, runs on any
   /// x86-64 machine) or "native" (this machine's CPU and features, like the JIT).
   std::string aotCpu = "generic";
+  /// JIT only: look the compiled object up in the on-disk object cache and store it there on a
+  /// miss (`dlm run`; off with --no-cache). The cache's directory comes from the environment
+  /// (ObjectCache.h); the REPL does not use it.
+  bool objectCache = false;
 };
 
 /// Exit statuses of the engine (the tools' conventions).
@@ -47,7 +51,9 @@ int printLLVM(const graph::Graph &graph, DiagnosticEngine &diags, const CodegenO
 /// every input through one). Each program is its own JITDylib, compiled whole before it runs
 /// (large programs the cheap way: docs/codegen.md "Large programs"). Compiled entries are cached by a hash of the graph's text (its ops, attributes,
 /// types with static shapes, locations) and the -O level, so running an identical graph again
-/// skips codegen. Lowering inlines every call, so the graph is the unit of caching.
+/// skips codegen. Lowering inlines every call, so the graph is the unit of caching. With
+/// CodegenOptions::objectCache, compiled objects are also kept on disk across processes, keyed
+/// by the emitted module (docs/codegen.md "On-disk object cache").
 class JitSession {
 public:
   JitSession();

@@ -50,6 +50,7 @@ int executeProgram(Compilation &compilation, const RunOptions &options) {
   codegen::CodegenOptions codegenOptions;
   codegenOptions.optLevel = compilation.getOptions().optLevel;
   codegenOptions.timePasses = compilation.getOptions().timePasses;
+  codegenOptions.objectCache = options.objectCache;
   return codegen::runJit(*graph, compilation.getDiagnostics(), codegenOptions);
 }
 

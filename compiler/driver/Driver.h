@@ -38,6 +38,8 @@ std::optional<Engine> parseEngine(llvm::StringRef name);
 struct RunOptions {
   /// The JIT (docs/codegen.md); --engine=graph picks the graph executor (docs/executor.md).
   Engine engine = Engine::JIT;
+  /// The JIT's on-disk object cache (docs/codegen.md "On-disk object cache"); --no-cache: off.
+  bool objectCache = true;
   std::vector<std::string> programArgs; ///< what follows FILE on the command line
 };
 

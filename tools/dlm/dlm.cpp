@@ -19,9 +19,15 @@ static void printHelp(llvm::raw_ostream &os) {
      << "USAGE: dlm run [options] FILE.dlm [args...]   compile and run a script\n"
      << "       dlm                                     interactive REPL (also: dlm repl)\n\n"
      << "OPTIONS (before FILE):\n"
-     << "  --engine=jit|graph      execute with the JIT (default) or the graph executor\n";
+     << "  --engine=jit|graph      execute with the JIT (default) or the graph executor\n"
+     << "  --no-cache              compile with LLVM even when the object cache has the program\n";
   printCommonOptionsHelp(os);
-  os << "\nEXIT STATUS: 0 ok, 1 error in the program, 2 bad command line, 70 internal error\n";
+  os << "\nOBJECT CACHE: the JIT keeps each program's compiled code on disk, so an unchanged program\n"
+     << "runs again without LLVM compiling it. Directory: $DLM_CACHE_DIR, else $XDG_CACHE_HOME/dlm,\n"
+     << "else $HOME/.cache/dlm; DLM_CACHE_DIR= (empty) turns it off. At most $DLM_CACHE_MAX_SIZE\n"
+     << "(bytes, or with a K, M or G suffix; default 256M), least recently used entries removed first.\n"
+     << "--time-passes says whether a run hit it.\n"
+     << "\nEXIT STATUS: 0 ok, 1 error in the program, 2 bad command line, 70 internal error\n";
 }
 
 /// Parses `dlm run`'s arguments (argv[first..]); returns an exit status when dlm should stop.
@@ -32,6 +38,10 @@ static std::optional<int> parseRunArgs(int argc, char **argv, int first, Compile
     if (arg == "--help" || arg == "-h") {
       printHelp(llvm::outs());
       return ExitSuccess;
+    }
+    if (arg == "--no-cache") {
+      run.objectCache = false;
+      continue;
     }
     if (arg.consume_front("--engine=")) {
       std::optional<Engine> engine = parseEngine(arg);

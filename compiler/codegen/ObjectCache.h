@@ -1,0 +1,136 @@
+//===- compiler/codegen/ObjectCache.h - The JIT's on-disk object cache ---===//
+//
+// `dlm run` keeps the object code the JIT compiled for a program on disk, so that running an
+// unchanged program again (in a new process) links that object instead of running LLVM's
+// optimiser and machine-code generator. An entry is one file, named by its key: a BLAKE3 hash of
+// everything the object code depends on (the module's bitcode as emitted, the levels, the target,
+// LLVM's version and the build identity of dlm itself; JitSession computes it). docs/codegen.md
+// "On-disk object cache" describes the location, the entry format and the size bound.
+//
+// Nothing here prints: failures come back as reasons, which the JIT shows under --time-passes
+// only. A missing, corrupt, truncated or foreign entry is a miss; an unusable directory means the
+// program runs uncached.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DLM_COMPILER_CODEGEN_OBJECTCACHE_H
+#define DLM_COMPILER_CODEGEN_OBJECTCACHE_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/ExecutionEngine/Orc/IRCompileLayer.h"
+#include "llvm/Support/BLAKE3.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+namespace dlm::codegen {
+
+/// An entry's key: the BLAKE3 hash of what its object code depends on.
+using ObjectKey = std::array<uint8_t, 32>;
+
+/// Hashes a sequence of fields into an ObjectKey. Each field is hashed with its length in front,
+/// so that no two different sequences of fields hash the same input.
+class ObjectKeyBuilder {
+public:
+  void add(llvm::StringRef field);
+  void add(uint64_t field);
+  ObjectKey finish() { return hasher.final(); }
+
+private:
+  llvm::BLAKE3 hasher;
+};
+
+/// "<key in hex>": the entry's file name without its suffix.
+std::string keyToHex(const ObjectKey &key);
+
+/// What identifies this build of dlm and the LLVM it runs: the GNU build IDs (NT_GNU_BUILD_ID) of
+/// the loaded object holding dlm's code generator and of libLLVM's shared library when LLVM is
+/// one. Empty when dlm's own object has none: then nothing may be cached, since a rebuilt dlm
+/// could not be told from this one.
+const std::string &buildIdentity();
+
+/// The cache directory and the size bound, with what `dlm run` reads from the environment.
+struct ObjectCacheConfig {
+  std::string directory;               ///< empty: the cache is off (`off` says why)
+  std::string off;                     ///< why there is no cache (for --time-passes)
+  std::string warning;                 ///< a malformed DLM_CACHE_MAX_SIZE (reported once)
+  uint64_t maxBytes = 256ull << 20;    ///< the entries' total size bound
+};
+
+/// The configuration from the environment: $DLM_CACHE_DIR (set and empty: off), else
+/// $XDG_CACHE_HOME/dlm (when absolute), else $HOME/.cache/dlm; $DLM_CACHE_MAX_SIZE (bytes, or
+/// with a K, M or G suffix) bounds the size. The directory is created (mode 0700) when missing;
+/// when it cannot be, the cache is off.
+ObjectCacheConfig objectCacheConfigFromEnvironment();
+
+/// The entries of one cache directory. Entries are written to a temporary file in the directory
+/// and renamed over their name, so a reader (another dlm process) sees a whole entry or none.
+class ObjectCache {
+public:
+  /// Entry files: "<64 hex digits of the key>" + kEntrySuffix.
+  static constexpr const char *kEntrySuffix = ".dlmobj";
+
+  explicit ObjectCache(ObjectCacheConfig config) : config(std::move(config)) {}
+
+  const std::string &directory() const { return config.directory; }
+  std::string entryPath(const ObjectKey &key) const;
+
+  /// The object stored under `key`, or null on a miss; `why` then says what was there (no entry,
+  /// or a truncated, corrupt or foreign file). A hit sets the entry's modification time to now
+  /// (eviction removes the least recently used entries first).
+  std::unique_ptr<llvm::MemoryBuffer> load(const ObjectKey &key, std::string &why) const;
+
+  /// Stores `object` under `key` (replacing what is there), then evicts. Returns false, with
+  /// `why`, when the entry could not be written.
+  bool store(const ObjectKey &key, llvm::StringRef object, std::string &why) const;
+
+  /// Removes the entry of `key` (one that failed to link).
+  void remove(const ObjectKey &key) const;
+
+  /// Removes entries, least recently used first, until their total size is at most the bound,
+  /// and temporary files of writers that died more than an hour ago. Returns how many entries
+  /// it removed.
+  unsigned evict() const;
+
+private:
+  ObjectCacheConfig config;
+};
+
+/// Copies of the objects the JIT's compiler produced, for a module the session asked for (a miss
+/// of the on-disk cache: the session stores the object once it has linked). The compiler may run
+/// on a thread of ORC's, hence the lock.
+class ObjectCapture {
+public:
+  /// Asks for a copy of the object compiled from `module` (one module at a time).
+  void expect(const llvm::Module *module);
+  /// The copy of the expected module's object, or nullopt when it was not compiled; forgets it.
+  std::optional<std::string> take();
+  /// Called by the compiler with every object it produced.
+  void offer(const llvm::Module &module, llvm::StringRef object);
+
+private:
+  std::mutex lock;
+  const llvm::Module *wanted = nullptr;
+  std::optional<std::string> object;
+};
+
+/// An IR compiler that hands every object the wrapped compiler produces to an ObjectCapture.
+class CapturingCompiler : public llvm::orc::IRCompileLayer::IRCompiler {
+public:
+  CapturingCompiler(std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler> inner, ObjectCapture &capture)
+      : IRCompiler(inner->getManglingOptions()), inner(std::move(inner)), capture(capture) {}
+
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> operator()(llvm::Module &module) override;
+
+private:
+  std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler> inner;
+  ObjectCapture &capture;
+};
+
+} // namespace dlm::codegen
+
+#endif // DLM_COMPILER_CODEGEN_OBJECTCACHE_H
