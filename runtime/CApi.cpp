@@ -1,5 +1,6 @@
 //===- runtime/CApi.cpp - The C ABI over tensors and kernels -------------===//
 #include "runtime/CApi.h"
+#include "kernels/cpu/CpuKernels.h"
 #include "kernels/cpu/StackOps.h"
 #include "runtime/Kernel.h"
 #include "runtime/Random.h"
@@ -438,6 +439,17 @@ dlm_tensor *dlm_kernel_run(int32_t id, dlm_tensor *const *inputs, int32_t nInput
   lists.outs.clear();
   lists.busy = false;
   return status ? nullptr : out;
+}
+
+dlm_tensor *dlm_matmul_bias_accumulate(int32_t id, dlm_tensor *const *inputs, const dlm_attrs *attrs) {
+  if (inputs[0] && inputs[1] && inputs[2]) {
+    Unowned a(inputs[0]), b(inputs[1]), acc(inputs[2]);
+    bool relu = false;
+    bool done = capture([&] { relu = attrs && attrs->attrs.getBool("relu", false); }) == 0 &&
+                cpu::isSoleOwner(*acc) && cpu::matmulBiasAccumulate(*a, *b, *acc, relu);
+    if (done) return inputs[2];
+  }
+  return dlm_kernel_run(id, inputs, 3, attrs);
 }
 
 void dlm_set_error(const char *message) { lastError = message ? message : ""; }

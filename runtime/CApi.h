@@ -150,6 +150,12 @@ dlm_tensor *dlm_tensor_sum_to(const dlm_tensor *x, int32_t rank, const int64_t *
  * string operands, output array or count. Operands are borrowed (no references taken for the
  * call); the result is a new reference, or NULL with the kernel's error. */
 dlm_tensor *dlm_kernel_run(int32_t id, dlm_tensor *const *inputs, int32_t n_inputs, const dlm_attrs *attrs);
+/* matmul_bias(inputs[0], inputs[1], inputs[2]) {attrs} (kernel `id`) for a caller that does
+ * not read the addend inputs[2] again: when it holds the only reference to it and to its
+ * memory, the small product's sum is written over the addend (kernels/cpu
+ * matmulBiasAccumulate, the kernel's bits) and inputs[2] itself is returned (the caller's
+ * reference moves to the result); otherwise as dlm_kernel_run. */
+dlm_tensor *dlm_matmul_bias_accumulate(int32_t id, dlm_tensor *const *inputs, const dlm_attrs *attrs);
 /* Sets the message dlm_last_error() returns (an error detected by generated code). */
 void dlm_set_error(const char *message);
 /* Records where in the .dlm program the last error happened: file, line, column and the text

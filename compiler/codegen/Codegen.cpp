@@ -295,7 +295,7 @@ void vectorizeHelpers(llvm::Module &module, llvm::TargetMachine &tm) {
   X(dlm_tensor_output_like) X(dlm_interrupted) X(dlm_tensor_slice) \
   X(dlm_stack_top) X(dlm_stack_pop) X(dlm_tensor_slice_grad) X(dlm_stack_push)                  \
   X(dlm_kernel_run) X(dlm_tensor_reshape) X(dlm_tensor_select) X(dlm_tensor_sum_to)             \
-  X(dlm_tensor_transpose) X(dlm_tensor_zeros)
+  X(dlm_tensor_transpose) X(dlm_tensor_zeros) X(dlm_matmul_bias_accumulate)
 
 /// The JIT compiles a program whose @dlm_main has more than kJitSmallBudget instructions the
 /// large-program way (vectorizeHelpers, then machine-code level 0) when its elementwise loops are

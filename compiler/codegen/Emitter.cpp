@@ -16,6 +16,7 @@
 #include "compiler/ir/OpRegistry.h"
 #include "compiler/opt/FusedOp.h"
 #include "compiler/opt/GraphUtil.h"
+#include "compiler/opt/MemoryPlanning.h"
 #include "runtime/DType.h"
 #include "runtime/Devices.h"
 
@@ -769,11 +770,27 @@ private:
       if (repr(v) == Repr::Scalar) boxed.push_back(x = box(x, g.typeOf(v).dtype()));
       b.CreateStore(x, b.CreateConstGEP1_32(ptrTy, ins, (unsigned)i));
     }
-    llvm::Value *t = b.CreateCall(rt("dlm_kernel_run", ptrTy, {i32(), ptrTy, i32(), ptrTy}),
-                                  {id, ins, b.getInt32((int)n.inputs.size()), attrs});
+    std::optional<ValueRef> acc = accumulatorDonor(n);
+    llvm::Value *t = acc ? b.CreateCall(rt("dlm_matmul_bias_accumulate", ptrTy, {i32(), ptrTy, ptrTy}), {id, ins, attrs})
+                         : b.CreateCall(rt("dlm_kernel_run", ptrTy, {i32(), ptrTy, i32(), ptrTy}),
+                                        {id, ins, b.getInt32((int)n.inputs.size()), attrs});
     for (llvm::Value *x : boxed) release(b, x);
     storeDirect(n, t);
+    if (acc) { // (the result may be the addend itself: its slot gives up the reference)
+      llvm::Value *addend = b.CreateLoad(ptrTy, slot(*acc));
+      b.CreateStore(b.CreateSelect(b.CreateICmpEQ(t, addend), llvm::ConstantPointerNull::get(ptrTy), addend), slot(*acc));
+    }
     return true;
+  }
+
+  /// matmul_bias's addend (opt::accumulatorOperand), resolved, when n may take it over
+  /// (donatable): dlm_matmul_bias_accumulate then writes the sum over it if nothing else holds it.
+  std::optional<ValueRef> accumulatorDonor(const Node &n) {
+    std::optional<size_t> k = opt::accumulatorOperand(g, n);
+    if (!k || repr(n.inputs[*k]) != Repr::Tensor) return std::nullopt;
+    ValueRef r = s.resolve(g, n.inputs[*k]);
+    if (!donatable(n, r, currentBody)) return std::nullopt;
+    return r;
   }
 
 

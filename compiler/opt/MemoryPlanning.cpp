@@ -1,11 +1,14 @@
 //===- compiler/opt/MemoryPlanning.cpp - Liveness, buffer reuse, peak bytes ===//
 //
 // Memory planning: computes how long each tensor lives in an execution order of the graph and
-// assigns tensors to buffers so that a buffer whose tensor has died is reused, and an
-// elementwise op writes over an operand it is the last reader of (in place). It reports the
-// bytes needed without planning (every tensor its own buffer) and with it (the arena: the sum
-// of the buffers the plan creates) under `--stats`. The plan is an analysis: the graph is not
-// changed, and the executor's own allocator does not read it yet (docs/opt.md).
+// assigns tensors to buffers so that a buffer whose tensor has died is reused, an
+// elementwise op writes over an operand it is the last reader of (in place), and matmul_bias
+// accumulates into its addend when nothing else reads it (accumulatorOperand: a gradient
+// accumulator, also across loop iterations). It reports the bytes needed without planning
+// (every tensor its own buffer) and with it (the arena: the sum of the buffers the plan
+// creates) under `--stats`. The plan is an analysis: the graph is not changed. The engines
+// apply its two in-place rules themselves, with their own liveness and a run-time test that
+// nothing else holds the tensor (docs/runtime.md "In place"); no allocator reads the arena.
 //
 // Algorithm:
 //   1. Schedule: the graph's topological order (the loop back edges left out); pos[n] is n's
@@ -22,8 +25,11 @@
 //      schedule, a forwarding node's lifetime extends its inputs' (a loop-invariant Enter keeps
 //      its input alive for the whole frame), and a value read by NextIteration lives to the end
 //      of its frame (the next iteration reads it through the Merge).
-//   4. Assignment, in schedule order: an elementwise node whose operand dies here with the same
-//      byte size takes over that operand's buffer; otherwise the smallest free buffer that fits
+//   4. Assignment, in schedule order: a matmul_bias whose addend has its type and no other
+//      reader, followed back through forwarding nodes (a loop variable's Switch, Merge and
+//      Enter: the accumulator's buffer for the whole loop), takes over that buffer; an
+//      elementwise node whose operand dies here with the same byte size takes over that
+//      operand's buffer; otherwise the smallest free buffer that fits
 //      (best fit, lowest index on ties), else a new one. Then the buffers of the values that die
 //      here are freed.
 // Iterations of a loop are assumed to run one at a time (parallel_iterations is ignored).
@@ -142,6 +148,7 @@ private:
   std::multimap<int64_t, size_t> freeBuffers;   // size -> buffer id
   std::map<ValueRef, size_t> bufferOf;
   std::map<NodeId, int64_t> stackSizes;         // by stack_new
+  std::vector<std::vector<Use>> uses = g.dataUses();
 
   void extend(ValueRef v, size_t until) {
     size_t &end = lastUse.try_emplace(v, pos[v.node]).first->second;
@@ -185,8 +192,53 @@ private:
     return bufferSize.size() - 1;
   }
 
-  /// An operand of elementwise `n` that dies at n and whose buffer `bytes` fits exactly.
+  /// Readers of value v (data edges); an Identity counts as the readers of its result (the
+  /// same tensor: a pivot whose only readers are control edges reads nothing).
+  size_t readers(ValueRef v) const {
+    size_t count = 0;
+    for (const Use &u : uses[v.node]) {
+      const Node &user = g.node(u.user);
+      if (user.inputs[u.operand].port == v.port)
+        count += user.op == "Identity" ? readers(Graph::value(user.id, 0)) : 1;
+    }
+    return count;
+  }
+
+  /// The value whose buffer v is, followed back through forwarding nodes while each value on
+  /// the way has one reader (the next on the way): Identity and Switch give operand 0 (at a
+  /// Switch only the port taken counts: the other port's readers run in another iteration),
+  /// a Merge its entry (a loop variable's first value; later iterations bring back the value
+  /// its body computed), a non-constant Enter its input. nullopt at a value with another
+  /// reader, an if's Merge (either branch's value), a constant Enter (a loop invariant every iteration reads), a stack access or
+  /// `after` (the result is the stack's or x's buffer), or a const.
+  std::optional<ValueRef> soleSource(ValueRef v) const {
+    for (;;) {
+      const Node &p = g.node(v.node);
+      if (readers(v) != 1 || p.op == "const" || forwardsFirstOperand(p)) return std::nullopt;
+      if (!forwardsBuffer(p)) return v;
+      if (p.op == "Enter" && p.attrAs<bool>("is_constant") && *p.attrAs<bool>("is_constant"))
+        return std::nullopt;
+      bool loopMerge = p.op == "Merge" && p.inputs.size() == 2 && g.node(p.inputs[1].node).op == "NextIteration";
+      if (p.inputs.empty() || (p.op == "Merge" && !loopMerge)) return std::nullopt;
+      v = p.inputs[0];
+    }
+  }
+
+  /// n's accumulatorOperand, when it is read only by n (through forwarding nodes: a loop-carried
+  /// accumulator) and its buffer takes `bytes`: that buffer.
+  std::optional<size_t> accumulatorBuffer(const Node &n, int64_t bytes) {
+    std::optional<size_t> k = accumulatorOperand(g, n);
+    std::optional<ValueRef> source = k ? soleSource(n.inputs[*k]) : std::nullopt;
+    auto b = source ? bufferOf.find(*source) : bufferOf.end();
+    if (b == bufferOf.end() || bufferSize[b->second] != bytes) return std::nullopt;
+    ++plan.accumulated;
+    return b->second;
+  }
+
+  /// An operand of elementwise `n` that dies at n and whose buffer `bytes` fits exactly, or
+  /// the buffer n accumulates into.
   std::optional<size_t> inPlaceOperand(const Node &n, int64_t bytes) {
+    if (std::optional<size_t> acc = accumulatorBuffer(n, bytes)) return acc;
     const OpInfo *info = OpRegistry::get().lookup(n.op);
     if (!info || !info->elementwise)
       return std::nullopt;
@@ -275,6 +327,15 @@ std::optional<int64_t> tripCount(const Graph &g, FrameId f) {
   return std::nullopt;
 }
 
+std::optional<size_t> accumulatorOperand(const Graph &g, const Node &n) {
+  if (n.op != "matmul_bias" || n.inputs.size() != 3 || n.numResults() != 1) return std::nullopt;
+  const Type &addend = g.typeOf(n.inputs[2]), &result = n.results[0];
+  if (!addend.isTensor() || !result.isTensor() || !isFloat(result.dtype()) ||
+      addend.dtype() != result.dtype() || addend.shape() != result.shape())
+    return std::nullopt;
+  return 2;
+}
+
 std::optional<MemoryPlan> planMemory(const Graph &g) {
   std::optional<std::vector<NodeId>> order = g.topologicalOrder();
   if (!order)
@@ -290,6 +351,7 @@ PassResult runMemoryPlanning(Graph &g, PassContext &ctx) {
   ctx.stats.set(ctx.current, "bytes-unplanned", plan.unplannedBytes);
   ctx.stats.set(ctx.current, "bytes-planned", plan.arenaBytes);
   ctx.stats.set(ctx.current, "in-place", plan.inPlace);
+  ctx.stats.set(ctx.current, "in-place-accumulate", plan.accumulated);
   ctx.stats.set(ctx.current, "buffers-reused", plan.reused);
   ctx.stats.set(ctx.current, "unknown-size-values", plan.unknownSize);
   if (plan.stacksSized) {

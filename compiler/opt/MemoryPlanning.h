@@ -21,6 +21,8 @@ struct MemoryPlan {
   int64_t unplannedBytes = 0; ///< every tensor in its own buffer
   int64_t arenaBytes = 0;     ///< the buffers the plan creates: the planned peak
   int64_t inPlace = 0, reused = 0, unknownSize = 0;
+  /// Of inPlace: results accumulated into an accumulatorOperand (a loop-carried one included).
+  int64_t accumulated = 0;
   /// Autodiff stacks sized from their loops' trip counts (entry bytes times pushes), part of
   /// the arena; a stack whose pushes cannot be counted is an unknown-size value.
   int64_t stackBytes = 0, stacksSized = 0;
@@ -33,6 +35,12 @@ struct MemoryPlan {
 /// constant to a constant limit by a constant step (`while i < N` after constant folding,
 /// `for i in range(N)`); nullopt otherwise.
 std::optional<int64_t> tripCount(const graph::Graph &g, graph::FrameId f);
+
+/// The operand of `n` its result may be accumulated into, in place, when the operand dies at
+/// n: matmul_bias's addend (operand 2) of the result's float dtype and shape (a gradient
+/// accumulator, acc' = acc + h.T @ dz). The plan takes its buffer for the result, and the
+/// engines write the sum over it when they hold it alone at run time (docs/runtime.md).
+std::optional<size_t> accumulatorOperand(const graph::Graph &g, const graph::Node &n);
 
 /// Plans `g`'s memory; nullopt when the graph has a cycle other than the loop back edges.
 std::optional<MemoryPlan> planMemory(const graph::Graph &g);

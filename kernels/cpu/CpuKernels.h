@@ -68,6 +68,18 @@ int64_t intOperand(Inputs ins, size_t i, const char *op);
 /// OpenBLAS adds the partial products of a long inner dimension to C one block at a time, which
 /// would round differently from add(matmul(a, b), bias).
 void addBiasInPlace(Tensor &out, const Tensor &bias, bool relu, const char *op);
+/// Whether `t` is the only handle on its tensor and that tensor the only one on its buffer (no
+/// view, no stack entry, no other holder): whoever holds `t` may then overwrite its elements.
+inline bool isSoleOwner(const Tensor &t) {
+  return t && t.get()->refs.load(std::memory_order_acquire) == 1 && t.buffer()->useCount() == 1;
+}
+/// matmul_bias accumulating into its addend: acc = relu?(a @ b + acc) written over acc's own
+/// elements, when the product takes smallGemm (its accumulate form, c = addend = acc: bitwise
+/// what matmulBias computes into a fresh output) and acc is a dense [m, n] tensor of a and b's
+/// float dtype, all on the CPU. Returns false, having written nothing, otherwise (larger
+/// products keep a fresh output: see addBiasInPlace on beta = 1). The caller must hold acc
+/// alone (isSoleOwner, and no later reader of the value).
+bool matmulBiasAccumulate(const Tensor &a, const Tensor &b, const Tensor &acc, bool relu);
 /// Row-major C = A * B (+ beta * C), each operand optionally transposed: products small enough
 /// for smallGemm (kernels/cpu/SmallGemm.h, its fixed summation order) with beta 0 or 1 by its
 /// direct loops, others through OpenBLAS.

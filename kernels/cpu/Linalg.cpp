@@ -8,8 +8,10 @@
 // GEMM. Small products (SmallGemm.h's smallGemmFits: 1-3 rows or k = 1, m * n * k <= 65536)
 // skip OpenBLAS: `gemm()` sends them to smallGemm, and a float matrix times a matrix of its
 // dtype goes there straight from the kernel, with any strides (no copies) and matmul_bias's
-// addend and relu folded into the same pass. Integer (and bool, computed as i64) matmul is a
-// plain i-k-j loop.
+// addend and relu folded into the same pass. An engine that holds matmul_bias's addend alone
+// (a gradient accumulator, acc' = acc + h.T @ dz) calls matmulBiasAccumulate, which writes the
+// small product's sum over the addend itself (smallGemm's accumulate form, same bits, no new
+// tensor). Integer (and bool, computed as i64) matmul is a plain i-k-j loop.
 //
 //===----------------------------------------------------------------------===//
 #include "kernels/cpu/CpuKernels.h"
@@ -85,22 +87,37 @@ bool addendRef(const Tensor &add, int64_t m, int64_t n, int64_t &rs, int64_t &cs
   return true;
 }
 
-/// relu?(a @ b [+ addend]) for two float matrices of one dtype, if the product is small enough
-/// for smallGemm (and the addend, if any, has their dtype and broadcasts to [m, n]); an
-/// undefined tensor otherwise, and the caller takes the general path (which also reports errors).
-Tensor smallMatmul(const Tensor &a, const Tensor &b, const Tensor *addend, bool relu) {
-  if (a.rank() != 2 || b.rank() != 2 || a.dtype() != b.dtype() || !isFloat(a.dtype())) return {};
-  int64_t m = a.dim(0), k = a.dim(1), n = b.dim(1);
-  if (b.dim(0) != k || !smallGemmFits(m, n, k)) return {};
-  int64_t addRs = 0, addCs = 0;
-  if (addend && (addend->dtype() != a.dtype() || !addendRef(*addend, m, n, addRs, addCs))) return {};
-  Tensor out = Tensor::empty(a.dtype(), {m, n});
+/// The sizes of a @ b when a and b are float matrices of one dtype whose product takes
+/// smallGemm; false otherwise.
+bool smallProduct(const Tensor &a, const Tensor &b, int64_t &m, int64_t &n, int64_t &k) {
+  if (a.rank() != 2 || b.rank() != 2 || a.dtype() != b.dtype() || !isFloat(a.dtype())) return false;
+  m = a.dim(0), k = a.dim(1), n = b.dim(1);
+  return b.dim(0) == k && smallGemmFits(m, n, k);
+}
+
+/// smallGemm of a and b (smallProduct's sizes) through their own strides into the dense [m, n]
+/// `out`, adding the addend at `add` (element strides rs, cs; null for none, out's own data to
+/// accumulate into out).
+void runSmall(const Tensor &a, const Tensor &b, int64_t m, int64_t n, int64_t k, const Tensor &out,
+              const void *add, int64_t addRs, int64_t addCs, bool relu) {
   dispatchDType(a.dtype(), [&]<typename T>() {
     if constexpr (std::is_floating_point_v<T>)
       smallGemm(m, n, k, {a.data<T>(), a.strides()[0], a.strides()[1]},
                 {b.data<T>(), b.strides()[0], b.strides()[1]}, out.data<T>(), n,
-                {addend ? addend->data<T>() : nullptr, addRs, addCs}, relu);
+                {static_cast<const T *>(add), addRs, addCs}, relu);
   });
+}
+
+/// relu?(a @ b [+ addend]) for two float matrices of one dtype, if the product is small enough
+/// for smallGemm (and the addend, if any, has their dtype and broadcasts to [m, n]); an
+/// undefined tensor otherwise, and the caller takes the general path (which also reports errors).
+Tensor smallMatmul(const Tensor &a, const Tensor &b, const Tensor *addend, bool relu) {
+  int64_t m, n, k;
+  if (!smallProduct(a, b, m, n, k)) return {};
+  int64_t addRs = 0, addCs = 0;
+  if (addend && (addend->dtype() != a.dtype() || !addendRef(*addend, m, n, addRs, addCs))) return {};
+  Tensor out = Tensor::empty(a.dtype(), {m, n});
+  runSmall(a, b, m, n, k, out, addend ? addend->rawData() : nullptr, addRs, addCs, relu);
   return out;
 }
 
@@ -223,6 +240,20 @@ void matmulBiasKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   addBiasInPlace(out, tensorArg(ins, 2, "matmul_bias"), relu, "matmul_bias");
   outs.emplace_back(std::move(out));
 }
+
+} // namespace
+
+bool matmulBiasAccumulate(const Tensor &a, const Tensor &b, const Tensor &acc, bool relu) {
+  int64_t m, n, k;
+  if (!smallProduct(a, b, m, n, k) || acc.dtype() != a.dtype() || acc.rank() != 2 || acc.dim(0) != m ||
+      acc.dim(1) != n || !acc.isContiguous() || a.device() != Device::CPU || b.device() != Device::CPU ||
+      acc.device() != Device::CPU)
+    return false;
+  runSmall(a, b, m, n, k, acc, acc.rawData(), n, 1, relu);
+  return true;
+}
+
+namespace {
 
 /// Whether `bias` is one contiguous row of `out`'s last dimension (a [n] or [1, n] bias of a
 /// [.., n] product): then addBiasInPlace runs over plain rows.

@@ -170,6 +170,7 @@ void ExecGraph::layOut() {
     p.inputBase = fp.numSlots;
     p.numData = (int32_t)n.inputs.size();
     p.numControl = (int32_t)n.controlInputs.size();
+    p.accumulates = n.kind == ExecKind::Kernel && n.op == "matmul_bias" && n.device == Device::CPU && p.numData == 3;
     fp.numSlots += p.numData;
     fp.initialPending.push_back(n.kind == ExecKind::Merge ? p.numControl : p.numData + p.numControl);
     if (p.numData == 0 && p.numControl == 0) fp.roots.push_back(id);

@@ -108,6 +108,9 @@ struct ExecNodePlan {
   int32_t numControl = 0;
   int32_t numBackEdges = 0;   ///< Merge: data inputs coming from NextIteration.
   int32_t exitIndex = -1;     ///< Exit: index among the exits of its frame.
+  /// matmul_bias on the CPU: the executor writes the sum over the addend when the run holds
+  /// it alone (docs/executor.md "In place").
+  bool accumulates = false;
   uint32_t outBegin = 0, outEnd = 0; ///< Range in ExecGraph::outEdges().
 };
 

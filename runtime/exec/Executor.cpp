@@ -26,6 +26,7 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/exec/Executor.h"
 
+#include "kernels/cpu/CpuKernels.h"
 #include "runtime/Interrupt.h"
 #include "runtime/Threads.h"
 
@@ -106,6 +107,21 @@ struct Scratch {
   std::vector<Tagged> ready;
   std::deque<Tagged> inlineQueue;
 };
+
+/// matmul_bias's sum written over its addend (kernels/cpu matmulBiasAccumulate, the kernel's
+/// bits) when the run holds the addend alone: it was moved out of the slot of its last reader
+/// and nothing else references it (no other reader's slot, fetch or stack entry) or its buffer
+/// (no view). The operands are in s.ins; the result goes to s.outs[0].
+bool accumulateInPlace(const ExecNode &n, Scratch &s) {
+  Tensor *a = s.ins[0].tensorIf(), *b = s.ins[1].tensorIf(), *acc = s.ins[2].tensorIf();
+  if (!a || !b || !acc || !cpu::isSoleOwner(*acc)) return false;
+  bool relu = false;
+  if (!guard([&] { relu = n.attrs.getBool("relu", false); }) || !cpu::matmulBiasAccumulate(*a, *b, *acc, relu))
+    return false;
+  s.outs[0] = Entry{std::move(s.ins[2]), true};
+  s.ins.clear();
+  return true;
+}
 
 class RunState : public std::enable_shared_from_this<RunState> {
 public:
@@ -426,6 +442,7 @@ Status RunState::compute(const Tagged &t, Entry *slots, Scratch &s, int &consume
     const ExecNode &n = g.node(t.node);
     s.ins.clear();
     for (int32_t i = 0; i < p.numData; ++i) s.ins.push_back(take(i));
+    if (p.accumulates && accumulateInPlace(n, s)) return Status();
     s.vals.clear();
     Status st;
     try {

@@ -6,9 +6,12 @@
 // contiguous row of a contiguous product ([n] or [1, n]), by a strided loop otherwise. Both
 // paths are checked here against running matmul, add and relu one after the other; so is the
 // small-product path (kernels/cpu/SmallGemm.h), which adds the bias in the same pass, and its
-// independence of the operands' layout.
+// independence of the operands' layout; and the accumulate form the engines call when they hold
+// the addend alone (matmulBiasAccumulate, dlm_matmul_bias_accumulate).
 //
 //===----------------------------------------------------------------------===//
+#include "kernels/cpu/CpuKernels.h"
+#include "runtime/CApi.h"
 #include "runtime/Kernel.h"
 #include "runtime/Random.h"
 
@@ -105,6 +108,112 @@ TEST(Linalg, SmallProductsIgnoreLayout) {
     expectSameBytes(run("matmul", {dz, colsReversed.transpose()}),
                     run("matmul", {dz, colsReversed.transpose().contiguous()}), name + " reversed w.T");
   }
+}
+
+/// matmulBiasAccumulate(a, b, acc) over a copy of acc: true, acc's own buffer (no new one)
+/// holding the bytes of matmul_bias into a fresh output.
+void expectAccumulatesInPlace(const Tensor &a, const Tensor &b, const Tensor &acc, const std::string &what) {
+  for (bool relu : {false, true}) {
+    Tensor want = run("matmul_bias", {a, b, acc}, Attrs{{"relu", relu}});
+    Tensor into = acc.clone();
+    void *data = into.rawData();
+    ASSERT_TRUE(cpu::matmulBiasAccumulate(a, b, into, relu)) << what;
+    EXPECT_EQ(into.rawData(), data) << what;
+    expectSameBytes(into, want, what + (relu ? " relu" : ""));
+  }
+}
+
+/// acc is refused (false) and left as it was.
+void expectRefused(const Tensor &a, const Tensor &b, const Tensor &acc, const std::string &what) {
+  Tensor before = acc.clone();
+  EXPECT_FALSE(cpu::matmulBiasAccumulate(a, b, acc, false)) << what;
+  expectSameBytes(acc, before, what + " (unchanged)");
+}
+
+/// The accumulate form (an engine holding matmul_bias's addend alone writes the sum over it,
+/// docs/runtime.md "In place"): every small-path loop nest (outer products, rows of b
+/// contiguous, x @ w.T dot products, strided operands, k = 0) gives the fresh output's bits.
+TEST(Linalg, MatmulBiasAccumulateForms) {
+  seed(13);
+  for (DType dt : {DType::F32, DType::F64}) {
+    std::string name = dt == DType::F32 ? "f32" : "f64";
+    // The LSTM's weight gradients: acc [32, 128] + h.T @ dz, h.T a [32, 1] view of a row.
+    Tensor h = normal(dt, {1, 32}), x = normal(dt, {1, 8}), dz = normal(dt, {1, 128});
+    expectAccumulatesInPlace(h.transpose(), dz, normal(dt, {32, 128}), name + " [32, 1] x [1, 128]");
+    expectAccumulatesInPlace(x.transpose(), dz, normal(dt, {8, 128}), name + " [8, 1] x [1, 128]");
+    // 1-3 rows with k around the lane count; b's rows contiguous, odd column counts.
+    for (int64_t m : {1, 2, 3})
+      for (int64_t k : {0, 2, 7, 8, 9, 33})
+        for (int64_t n : {1, 5, 8, 37}) {
+          std::string shape = name + " [" + std::to_string(m) + ", " + std::to_string(k) + "] x [" +
+                              std::to_string(k) + ", " + std::to_string(n) + "]";
+          expectAccumulatesInPlace(normal(dt, {m, k}), normal(dt, {k, n}), normal(dt, {m, n}), shape);
+          // x @ w.T (b's columns contiguous) and a strided left operand.
+          expectAccumulatesInPlace(normal(dt, {m, k}), normal(dt, {n, k}).transpose(), normal(dt, {m, n}),
+                                   shape + " b transposed");
+          Tensor wide = normal(dt, {m, 2 * k});
+          expectAccumulatesInPlace(wide.view({m, k}, {2 * k, 2}, 0), normal(dt, {k, n}), normal(dt, {m, n}),
+                                   shape + " a strided");
+        }
+  }
+}
+
+/// What matmulBiasAccumulate leaves to the ordinary kernel: an addend that is not a dense
+/// [m, n] tensor of the operands' dtype, and products OpenBLAS computes (whose beta = 1 would
+/// round differently from a fresh output plus the addend).
+TEST(Linalg, MatmulBiasAccumulateRefuses) {
+  seed(17);
+  Tensor a = normal(DType::F32, {2, 8}), b = normal(DType::F32, {8, 6});
+  expectRefused(a, b, normal(DType::F32, {6, 2}).transpose(), "a transposed addend");
+  expectRefused(a, b, normal(DType::F32, {6}), "a row addend [6] (broadcast)");
+  expectRefused(a, b, normal(DType::F32, {1, 6}), "a row addend [1, 6] (broadcast)");
+  expectRefused(a, b, normal(DType::F64, {2, 6}), "an f64 addend");
+  expectRefused(normal(DType::F32, {5, 8}), b, normal(DType::F32, {5, 6}), "5 rows (OpenBLAS)");
+  expectRefused(normal(DType::F32, {2, 8, 8}), b, normal(DType::F32, {2, 8, 6}), "a batched product");
+  Tensor ia = run("cast", {a}, Attrs{{"dtype", DType::I64}}), ib = run("cast", {b}, Attrs{{"dtype", DType::I64}});
+  expectRefused(ia, ib, run("cast", {normal(DType::F32, {2, 6})}, Attrs{{"dtype", DType::I64}}), "integers");
+}
+
+/// isSoleOwner: a second handle or a view of the buffer (a stack entry, a slice) makes the
+/// tensor shared.
+TEST(Linalg, SoleOwner) {
+  Tensor t = normal(DType::F32, {4, 4});
+  EXPECT_TRUE(cpu::isSoleOwner(t));
+  {
+    Tensor copy = t;
+    EXPECT_FALSE(cpu::isSoleOwner(t));
+  }
+  EXPECT_TRUE(cpu::isSoleOwner(t));
+  {
+    Tensor view = t.transpose();
+    EXPECT_FALSE(cpu::isSoleOwner(t));
+  }
+  EXPECT_TRUE(cpu::isSoleOwner(t));
+}
+
+/// The C ABI entry the JIT calls: the addend itself comes back when the caller holds it alone,
+/// a new tensor (the addend untouched) when another reference exists.
+TEST(Linalg, MatmulBiasAccumulateCApi) {
+  seed(19);
+  Tensor ht = normal(DType::F32, {1, 32}).transpose(), dz = normal(DType::F32, {1, 128});
+  Tensor acc = normal(DType::F32, {32, 128});
+  Tensor want = run("matmul_bias", {ht, dz, acc}, Attrs{{"relu", false}});
+  int32_t id = dlm_kernel_id("matmul_bias");
+  dlm_attrs *attrs = dlm_attrs_new();
+  dlm_attrs_set_bool(attrs, "relu", 0);
+  Tensor held = acc.clone(), other = held; // two references: not the caller's alone
+  dlm_tensor *ins[3] = {(dlm_tensor *)ht.get(), (dlm_tensor *)dz.get(), (dlm_tensor *)held.get()};
+  Tensor before = held.clone();
+  dlm_tensor *fresh = dlm_matmul_bias_accumulate(id, ins, attrs);
+  ASSERT_NE(fresh, nullptr);
+  EXPECT_NE(fresh, ins[2]);
+  expectSameBytes(Tensor::adopt((TensorImpl *)fresh), want, "shared addend: a new result");
+  expectSameBytes(held, before, "shared addend untouched");
+  other = Tensor();
+  dlm_tensor *same = dlm_matmul_bias_accumulate(id, ins, attrs);
+  EXPECT_EQ(same, ins[2]);
+  expectSameBytes(held, want, "sole addend: accumulated in place");
+  dlm_attrs_free(attrs);
 }
 
 } // namespace
