@@ -5,6 +5,7 @@
 find_package(ZLIB REQUIRED)
 find_package(Threads REQUIRED)
 find_library(OPENBLAS_LIBRARY NAMES openblas REQUIRED)
+set(DLM_OPENBLAS ${OPENBLAS_LIBRARY})
 find_path(OPENBLAS_INCLUDE_DIR NAMES cblas.h
           PATHS /usr/include/x86_64-linux-gnu/openblas-pthread /usr/include/openblas REQUIRED)
 find_package(GTest QUIET)

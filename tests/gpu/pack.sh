@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Packs what a GPU machine without LLVM/ANTLR needs to run this build's compiled binaries there
 # (tests/gpu/run.sh runs it): dlm, dlmc and dlm_nvptx_tests from a development build, every
-# shared library they load except glibc's and the CUDA driver's (libLLVM, ANTLR, OpenBLAS, ...),
+# shared library they load except glibc's and the CUDA driver's (with DLM_STATIC_LLVM, the
+# default, LLVM, ANTLR and OpenBLAS are linked into the binaries and only small system libraries
+# are left to carry: zlib, zstd, libedit, libstdc++; with it off, libLLVM and its dependencies),
 # the standard library, the programs of the device comparison with their CPU outputs recorded
 # here, and those programs compiled ahead of time (CPU executables) with their outputs.
 #
