@@ -7,6 +7,8 @@
 
 #include <cstdio>
 #include <string>
+#include <utility>
+#include <vector>
 
 using namespace dlm;
 using namespace dlm::rt;
@@ -19,11 +21,16 @@ namespace {
 
 thread_local std::string lastError;
 
-/// Where generated code last reported an error (dlm_set_error_location).
-struct ErrorLocation {
+/// A position of the .dlm program as generated code reported it (dlm_set_error_site).
+struct ErrorPosition {
   std::string file, sourceLine;
   int32_t line = 0, col = 0;
   bool known = false;
+};
+/// Where generated code last reported an error, and the notes after it.
+struct ErrorLocation : ErrorPosition {
+  std::vector<std::pair<ErrorPosition, std::string>> notes;
+  std::vector<dlm_error_note> noteViews; ///< what dlm_error_notes hands out
 };
 thread_local ErrorLocation lastErrorLocation;
 
@@ -454,12 +461,21 @@ dlm_tensor *dlm_matmul_bias_accumulate(int32_t id, dlm_tensor *const *inputs, co
 
 void dlm_set_error(const char *message) { lastError = message ? message : ""; }
 
-void dlm_set_error_location(const char *file, int32_t line, int32_t col, const char *sourceLine,
-                            const char *gradOf) {
-  lastErrorLocation = {file ? file : "", sourceLine ? sourceLine : "", line, col, file != nullptr};
-  if (gradOf && *gradOf)
-    lastError = std::string("in the gradient of '") + gradOf + "' at " + lastErrorLocation.file +
-                ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + lastError;
+void dlm_set_error_site(const dlm_error_site *site) {
+  auto position = [](const char *file, int32_t line, int32_t col, const char *sourceLine) {
+    return ErrorPosition{file ? file : "", sourceLine ? sourceLine : "", line, col, file != nullptr};
+  };
+  ErrorLocation &loc = lastErrorLocation;
+  static_cast<ErrorPosition &>(loc) = position(site->file, site->line, site->col, site->source_line);
+  loc.notes.clear();
+  loc.noteViews.clear();
+  for (int32_t i = 0; i < site->n_notes; ++i) {
+    const dlm_error_note &n = site->notes[i];
+    loc.notes.emplace_back(position(n.file, n.line, n.col, n.source_line), n.message ? n.message : "");
+  }
+  for (const auto &[at, message] : loc.notes)
+    loc.noteViews.push_back({at.file.c_str(), at.line, at.col, at.sourceLine.c_str(), message.c_str()});
+  if (site->prefix && *site->prefix) lastError = site->prefix + lastError;
 }
 
 void dlm_error_location(const char **file, int32_t *line, int32_t *col) {
@@ -469,16 +485,26 @@ void dlm_error_location(const char **file, int32_t *line, int32_t *col) {
   *col = loc.known ? loc.col : 0;
 }
 
+int32_t dlm_error_notes(const dlm_error_note **notes) {
+  *notes = lastErrorLocation.noteViews.data();
+  return (int32_t)lastErrorLocation.noteViews.size();
+}
+
 void dlm_print_last_error(void) {
   const ErrorLocation &loc = lastErrorLocation;
   std::fflush(stdout);
-  if (!loc.known || loc.line == 0) {
-    std::fprintf(stderr, "error: %s\n", lastError.c_str());
-    return;
-  }
-  std::fprintf(stderr, "%s:%d:%d: error: %s\n", loc.file.c_str(), loc.line, loc.col, lastError.c_str());
-  if (loc.sourceLine.empty()) return;
-  std::fprintf(stderr, "%s\n%*s^\n", loc.sourceLine.c_str(), loc.col > 0 ? loc.col - 1 : 0, "");
+  // "file:line:col: KIND: message", the source line and a caret under the column.
+  auto print = [](const ErrorPosition &at, const char *kind, const std::string &message) {
+    if (!at.known || at.line == 0) {
+      std::fprintf(stderr, "%s: %s\n", kind, message.c_str());
+      return;
+    }
+    std::fprintf(stderr, "%s:%d:%d: %s: %s\n", at.file.c_str(), at.line, at.col, kind, message.c_str());
+    if (at.sourceLine.empty()) return;
+    std::fprintf(stderr, "%s\n%*s^\n", at.sourceLine.c_str(), at.col > 0 ? at.col - 1 : 0, "");
+  };
+  print(loc, "error", lastError);
+  for (const auto &[at, message] : loc.notes) print(at, "note", message);
 }
 
 void dlm_seed(uint64_t s) { seed(s); }

@@ -158,16 +158,38 @@ dlm_tensor *dlm_kernel_run(int32_t id, dlm_tensor *const *inputs, int32_t n_inpu
 dlm_tensor *dlm_matmul_bias_accumulate(int32_t id, dlm_tensor *const *inputs, const dlm_attrs *attrs);
 /* Sets the message dlm_last_error() returns (an error detected by generated code). */
 void dlm_set_error(const char *message);
-/* Records where in the .dlm program the last error happened: file, line, column and the text
- * of that source line (may be NULL). Generated code calls it before returning its error
- * status. For a gradient node, grad_of names its forward op (else NULL) and the message
- * becomes "in the gradient of 'OP' at FILE:LINE:COL: MESSAGE" (docs/autodiff.md). */
-void dlm_set_error_location(const char *file, int32_t line, int32_t col, const char *source_line,
-                            const char *grad_of);
-/* The location recorded by dlm_set_error_location (*file = NULL, *line = 0 if none). */
+/* A note that follows a run-time error: a position in the .dlm program (file, line, column,
+ * the text of that source line or NULL) and what it says ("inside 'nn.linear'"). */
+typedef struct dlm_error_note {
+  const char *file;
+  int32_t line;
+  int32_t col;
+  const char *source_line;
+  const char *message;
+} dlm_error_note;
+/* A failure site of generated code: where the error is reported (file, line, column, the text
+ * of that source line or NULL: the user's line), what the message starts with (a gradient
+ * node's "in the gradient of 'OP' at FILE:LINE:COL: ", else NULL) and the notes that follow
+ * (the inlined calls it happened in; docs/runtime.md "Where a run-time error points"). */
+typedef struct dlm_error_site {
+  const char *file;
+  int32_t line;
+  int32_t col;
+  const char *source_line;
+  const char *prefix;
+  const dlm_error_note *notes;
+  int32_t n_notes;
+} dlm_error_site;
+/* Records where in the .dlm program the last error happened (copied: the site may go away).
+ * Generated code calls it before returning its error status. */
+void dlm_set_error_site(const dlm_error_site *site);
+/* The location recorded by dlm_set_error_site (*file = NULL, *line = 0 if none). */
 void dlm_error_location(const char **file, int32_t *line, int32_t *col);
+/* The notes recorded by dlm_set_error_site (*notes valid until the next error); their count. */
+int32_t dlm_error_notes(const dlm_error_note **notes);
 /* Prints the last error to stderr the way the compiler's diagnostics do:
- * "file:line:col: error: message", the source line and a caret. AOT executables call it. */
+ * "file:line:col: error: message", the source line and a caret, then each note the same way
+ * ("file:line:col: note: message"). AOT executables call it. */
 void dlm_print_last_error(void);
 
 /* --- process-wide ---------------------------------------------------------------------- */

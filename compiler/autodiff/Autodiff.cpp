@@ -26,7 +26,7 @@ using ValueMap = llvm::DenseMap<const ssa::Value *, ssa::Value *>;
 /// Copies blocks op by op, inlining calls and nested derivatives.
 class Cloner {
 public:
-  Cloner(Differentiator &d) : d(d) {}
+  explicit Cloner(Differentiator &d, const ssa::InlineSite *outer = nullptr) : d(d), outer(outer) {}
 
   bool cloneBlock(const ssa::Block &src, ssa::Block &dst, ValueMap &map, bool dropTerminator,
                   ssa::Value **returned = nullptr) {
@@ -44,13 +44,22 @@ public:
   }
 
 private:
+  /// The copy of `op`'s chain once its body is copied under `outer` (the call being inlined).
+  const ssa::InlineSite *siteOf(const ssa::Operation &op) {
+    return d.sites().appendSite(op.inlinedAt, outer);
+  }
+
   bool inlineBody(const ssa::Function &callee, const ssa::Operation &call, ssa::Block &dst,
                   ValueMap &map) {
     ValueMap inner;
     for (size_t i = 0; i < callee.entry().args.size(); ++i)
       inner[callee.entry().args[i].get()] = map.lookup(call.operands[i]);
     ssa::Value *ret = nullptr;
-    if (!cloneBlock(callee.entry(), dst, inner, /*dropTerminator=*/true, &ret))
+    const ssa::InlineSite *caller = outer;
+    outer = d.sites().addSite(call.loc, call.calleeName(), siteOf(call));
+    bool ok = cloneBlock(callee.entry(), dst, inner, /*dropTerminator=*/true, &ret);
+    outer = caller;
+    if (!ok)
       return false;
     if (!call.results.empty())
       map[call.result()] = ret;
@@ -68,6 +77,7 @@ private:
     copy->info = op.info;
     copy->attrs = op.attrs;
     copy->gradOf = op.gradOf;
+    copy->inlinedAt = siteOf(op);
     copy->callee = op.callee;
     if (op.kind == ssa::OpKind::Call) {
       copy->callee = d.flatten(*op.callee, /*share=*/true);
@@ -103,6 +113,8 @@ private:
   }
 
   Differentiator &d;
+  /// The call whose body is being copied (null at the function's own level).
+  const ssa::InlineSite *outer = nullptr;
 };
 
 } // namespace
@@ -138,12 +150,13 @@ ssa::Function *Differentiator::flatten(const ssa::Function &fn, bool share) {
 }
 
 ssa::Value *Differentiator::inlineInto(const ssa::Function &fn, ssa::Block &into,
-                                       const std::vector<ssa::Value *> &args) {
+                                       const std::vector<ssa::Value *> &args,
+                                       const ssa::InlineSite *site) {
   ValueMap map;
   for (size_t i = 0; i < fn.entry().args.size(); ++i)
     map[fn.entry().args[i].get()] = args[i];
   ssa::Value *ret = nullptr;
-  Cloner cloner(*this);
+  Cloner cloner(*this, site);
   if (!cloner.cloneBlock(fn.entry(), into, map, /*dropTerminator=*/true, &ret))
     return nullptr;
   return ret;

@@ -40,15 +40,18 @@ public:
   /// returns one copy per function for readers that never modify it. Null after an error.
   ssa::Function *flatten(const ssa::Function &f, bool share = false);
 
-  /// Appends a copy of `f`'s body (flattened) to `into` with its parameters bound to `args`;
-  /// returns the copy of the returned value (null after an error or for none).
+  /// Appends a copy of `f`'s body (flattened) to `into` with its parameters bound to `args`
+  /// and its ops' chains under `site` (the call being inlined); returns the copy of the
+  /// returned value (null after an error or for none).
   ssa::Value *inlineInto(const ssa::Function &f, ssa::Block &into,
-                         const std::vector<ssa::Value *> &args);
+                         const std::vector<ssa::Value *> &args, const ssa::InlineSite *site);
 
   /// The functions made so far (derivatives and flattened copies), e.g. for printing.
   const ssa::Program &program() const { return *store; }
   DiagnosticEngine &diagnostics() { return diags; }
   DimContext &dims() { return store->dims; }
+  /// Owns the inlined-call sites of the ops it copies (ssa::Operation::inlinedAt).
+  ssa::Program &sites() { return *store; }
 
 private:
   DiagnosticEngine &diags;

@@ -113,6 +113,8 @@ Level *Reverse::levelOf(const ssa::Value *v, Level &from) {
 
 ssa::Operation *Reverse::insertOp(ssa::Block &b, size_t pos, std::unique_ptr<ssa::Operation> op) {
   op->parent = &b;
+  if (!op->inlinedAt)
+    op->inlinedAt = ruleOp ? ruleOp->inlinedAt : sweepSite;
   ssa::Operation *raw = op.get();
   if (pos >= b.ops.size())
     b.ops.push_back(std::move(op));
@@ -612,8 +614,12 @@ void Reverse::analyseActivity(const std::vector<int64_t> &argnums) {
 //===--- the sweep --------------------------------------------------------===//
 
 void Reverse::sweepOps(Level &level, std::vector<ssa::Operation *> ops) {
-  for (size_t i = ops.size(); i-- > 0 && !failed;)
+  const ssa::InlineSite *outer = sweepSite;
+  for (size_t i = ops.size(); i-- > 0 && !failed;) {
+    sweepSite = ops[i]->inlinedAt;
     sweepOp(level, *ops[i]);
+  }
+  sweepSite = outer;
 }
 
 void Reverse::sweepBlock(Level &level, const ssa::Block &block) {
@@ -879,7 +885,9 @@ void Reverse::sweepCheckpoint(Level &level, ssa::Operation &call) {
   for (ssa::Value *v : call.operands)
     params.push_back(copyAfter(*at, primal(v, level), token, call.loc));
   size_t first = at->bwd->ops.size();
-  ssa::Value *ret = d.inlineInto(*call.callee, *at->bwd, params);
+  const ssa::InlineSite *site =
+      d.sites().addSite(call.loc, call.calleeName(), call.inlinedAt);
+  ssa::Value *ret = d.inlineInto(*call.callee, *at->bwd, params, site);
   if (!ret)
     return fail(call.loc, "internal error: cannot recompute a checkpointed call");
   std::vector<ssa::Operation *> recomputed;

@@ -149,6 +149,10 @@ private:
   /// the accumulation and broadcast reduction of give(), the stack traffic of the values it
   /// reads) is marked with its name (ssa::Operation::gradOf).
   const ssa::Operation *ruleOp = nullptr;
+  /// The inlined-call chain of the forward op being swept: every op made meanwhile gets it
+  /// (ssa::Operation::inlinedAt), so a gradient op's errors name the user's call like its
+  /// forward op's do.
+  const ssa::InlineSite *sweepSite = nullptr;
   bool analysed = false;
   bool failed = false;
 };

@@ -14,6 +14,7 @@
 #include "compiler/codegen/ObjectCache.h"
 #include "compiler/codegen/Structure.h"
 #include "compiler/ir/Dlmir.h"
+#include "compiler/ir/ErrorReport.h"
 #include "compiler/ir/OpRegistry.h"
 #include "runtime/CApi.h"
 #include "runtime/Interrupt.h"
@@ -93,44 +94,12 @@ private:
   double lastCpu;
 };
 
-/// Finds the SourceMgr buffer holding `file`, loading it when the graph came from an import.
-unsigned findBuffer(DiagnosticEngine &diags, llvm::StringRef file) {
-  llvm::SourceMgr &sm = diags.getSourceMgr();
-  for (unsigned i = 1; i <= sm.getNumBuffers(); ++i)
-    if (sm.getMemoryBuffer(i)->getBufferIdentifier() == file) return i;
-  auto buffer = llvm::MemoryBuffer::getFile(file);
-  if (!buffer) return 0;
-  return diags.addBuffer(std::move(*buffer));
-}
-
-llvm::SMLoc findLoc(DiagnosticEngine &diags, llvm::StringRef file, unsigned line, unsigned col) {
-  if (line == 0) return {};
-  unsigned buffer = findBuffer(diags, file);
-  if (!buffer) return {};
-  return diags.getSourceMgr().FindLocForLineAndColumn(buffer, line, col);
-}
-
 std::string sourceLineOf(DiagnosticEngine &diags, const graph::Location &loc) {
-  llvm::SMLoc at = findLoc(diags, loc.file, loc.line, 1);
+  llvm::SMLoc at = graph::findSourceLoc(diags, loc.file, loc.line, 1);
   if (!at.isValid()) return "";
   const char *end = at.getPointer();
   while (*end && *end != '\n' && *end != '\r') ++end;
   return std::string(at.getPointer(), end);
-}
-
-/// Reports `message` at a .dlm location (with the source line and a caret when found).
-void reportAt(DiagnosticEngine &diags, llvm::StringRef file, unsigned line, unsigned col,
-              const llvm::Twine &message) {
-  llvm::SMLoc at = findLoc(diags, file, line, col);
-  if (at.isValid()) {
-    diags.error(at, message);
-    return;
-  }
-  if (line != 0) {
-    diags.error(file + ":" + llvm::Twine(line) + ":" + llvm::Twine(col) + ": " + message);
-    return;
-  }
-  diags.error(message);
 }
 
 /// The machine-code generator's level for -O<level>.
@@ -161,9 +130,10 @@ std::unique_ptr<llvm::Module> buildModule(const graph::Graph &graph, DiagnosticE
   std::optional<Structure> structure = structureGraph(graph, structError);
   if (!structure) {
     const graph::Node &n = graph.node(structError.node);
-    reportAt(diags, n.loc.file, n.loc.line, n.loc.col,
-             "internal error: codegen cannot structure the graph at node %" + llvm::Twine(n.id) +
-                 " ('" + n.op + "'): " + structError.message);
+    graph::reportError(diags, n.loc,
+                       "internal error: codegen cannot structure the graph at node %" + std::to_string(n.id) +
+                           " ('" + n.op + "'): " + structError.message,
+                       {});
     return nullptr;
   }
   EmitOptions emit;
@@ -289,7 +259,7 @@ void vectorizeHelpers(llvm::Module &module, llvm::TargetMachine &tm) {
   X(dlm_attrs_set_dtype) X(dlm_attrs_set_floats) X(dlm_attrs_set_dtypes) X(dlm_attrs_set_shapes)  \
   X(dlm_tensor_scalar_f32) X(dlm_tensor_scalar_f64) X(dlm_tensor_scalar_i32)                      \
   X(dlm_tensor_scalar_i64) X(dlm_tensor_scalar_bool) X(dlm_tensor_read_scalar)                    \
-  X(dlm_set_error) X(dlm_set_error_location) X(dlm_print_last_error) X(dlm_tensor_empty)          \
+  X(dlm_set_error) X(dlm_set_error_site) X(dlm_print_last_error) X(dlm_tensor_empty)          \
   X(dlm_tensor_data) X(dlm_tensor_shape) X(dlm_tensor_numel) X(dlm_tensor_is_contiguous)          \
   X(dlm_tensor_contiguous) X(dlm_tensor_dtype) X(dlm_tensor_rank) X(dlm_tensor_dense_data)       \
   X(dlm_tensor_output_like) X(dlm_interrupted) X(dlm_tensor_slice) \
@@ -601,10 +571,17 @@ int JitSession::run(const graph::Graph &graph, DiagnosticEngine &diags, const Co
   std::fflush(stdout);
   timer.lap("run");
   if (status == 0) return kExitOk;
+  // Where the failure site said to report it (the user's line) and its notes (the inlined
+  // calls the failing op is in: compiler/ir/ErrorReport.h).
   const char *file = nullptr;
   int32_t line = 0, col = 0;
   dlm_error_location(&file, &line, &col);
-  reportAt(diags, file ? file : "", (unsigned)line, (unsigned)col, dlm_last_error());
+  const dlm_error_note *notes = nullptr;
+  std::vector<graph::ErrorNote> noteList;
+  for (int32_t i = 0, n = dlm_error_notes(&notes); i < n; ++i)
+    noteList.push_back({graph::Location{notes[i].file, (uint32_t)notes[i].line, (uint32_t)notes[i].col}, notes[i].message});
+  graph::reportError(diags, graph::Location{file ? file : "", (uint32_t)line, (uint32_t)col}, dlm_last_error(),
+                     noteList);
   return kExitRuntimeError;
 }
 

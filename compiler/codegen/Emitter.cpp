@@ -13,6 +13,7 @@
 #include "compiler/codegen/Emitter.h"
 
 #include "compiler/codegen/ElementCode.h"
+#include "compiler/ir/ErrorReport.h"
 #include "compiler/ir/OpRegistry.h"
 #include "compiler/opt/FusedOp.h"
 #include "compiler/opt/GraphUtil.h"
@@ -338,33 +339,71 @@ private:
       failBlock = llvm::BasicBlock::Create(ctx, "fail", mainFn);
       failSite = llvm::PHINode::Create(i32(), 0, "site", failBlock);
     }
-    auto [it, fresh] = siteOf.try_emplace(n.id, (uint32_t)sites.size());
-    if (fresh) {
-      std::string line = options.sourceLine ? options.sourceLine(n.loc) : "";
-      llvm::Constant *gradOf = n.loc.gradOf.empty() ? llvm::ConstantPointerNull::get(ptrTy)
-                                                    : cstr(std::string(n.loc.gradOf));
-      sites.push_back(llvm::ConstantStruct::get(siteTy(), {cstr(std::string(n.loc.file)), b.getInt32(n.loc.line),
-                                                           b.getInt32(n.loc.col), cstr(line), gradOf}));
-    }
+    auto [it, fresh] = siteOf.try_emplace(n.id, (uint32_t)siteReports.size());
+    if (fresh) siteReports.push_back(graph::describeError(g, n.loc));
     auto *ok = llvm::BasicBlock::Create(ctx, "ok", mainFn);
     failSite->addIncoming(b.getInt32(it->second), b.GetInsertBlock());
     b.CreateCondBr(failed, failBlock, ok, llvm::MDBuilder(ctx).createUnlikelyBranchWeights());
     b.SetInsertPoint(ok);
   }
 
-  /// A failure site: file, line, column, source line, gradient's forward op (or null).
-  llvm::StructType *siteTy() { return llvm::StructType::get(ctx, {ptrTy, i32(), i32(), ptrTy, ptrTy}); }
+  /// A failure site, runtime/CApi.h's dlm_error_site: where the error is reported (file, line,
+  /// column, source line), the message's prefix (or null), the notes and their count.
+  llvm::StructType *siteTy() { return llvm::StructType::get(ctx, {ptrTy, i32(), i32(), ptrTy, ptrTy, ptrTy, i32()}); }
+  /// A note, dlm_error_note: file, line, column, source line, message.
+  llvm::StructType *noteTy() { return llvm::StructType::get(ctx, {ptrTy, i32(), i32(), ptrTy, ptrTy}); }
 
-  /// The shared error exit: dlm_set_error_location(sites[site]...); return 1.
+  /// The failure-site table (one entry per failing node: reported at the user's line, the
+  /// inlined calls it is in as notes; compiler/ir/ErrorReport.h) and one table of notes, each
+  /// run of notes stored once, that the entries point into.
+  llvm::GlobalVariable *siteTable() {
+    llvm::Constant *null = llvm::ConstantPointerNull::get(ptrTy);
+    auto sourceLine = [&](const graph::Location &at) { return cstr(options.sourceLine ? options.sourceLine(at) : ""); };
+    std::vector<llvm::Constant *> notes;
+    std::map<std::string, uint32_t> runs; // a run of notes (as text) -> its first entry
+    std::vector<std::optional<uint32_t>> firstNote;
+    for (const graph::ErrorReport &r : siteReports) {
+      std::string key;
+      for (const graph::ErrorNote &n : r.notes)
+        key += std::string(n.at.file) + ":" + std::to_string(n.at.line) + ":" + std::to_string(n.at.col) + " " + n.message + "\n";
+      if (key.empty()) {
+        firstNote.emplace_back();
+        continue;
+      }
+      auto [it, fresh] = runs.try_emplace(key, (uint32_t)notes.size());
+      firstNote.push_back(it->second);
+      if (fresh)
+        for (const graph::ErrorNote &n : r.notes)
+          notes.push_back(llvm::ConstantStruct::get(noteTy(), {cstr(std::string(n.at.file)), b.getInt32(n.at.line),
+                                                               b.getInt32(n.at.col), sourceLine(n.at), cstr(n.message)}));
+    }
+    llvm::GlobalVariable *noteTable = nullptr;
+    if (!notes.empty()) {
+      auto *init = llvm::ConstantArray::get(llvm::ArrayType::get(noteTy(), notes.size()), notes);
+      noteTable = new llvm::GlobalVariable(*m, init->getType(), true, llvm::GlobalValue::PrivateLinkage, init, "notes");
+    }
+    std::vector<llvm::Constant *> sites;
+    for (size_t i = 0; i < siteReports.size(); ++i) {
+      const graph::ErrorReport &r = siteReports[i];
+      llvm::Constant *first = null;
+      if (firstNote[i])
+        first = llvm::ConstantExpr::getInBoundsGetElementPtr(noteTable->getValueType(), noteTable,
+                                                             llvm::ArrayRef<llvm::Constant *>{b.getInt32(0), b.getInt32(*firstNote[i])});
+      sites.push_back(llvm::ConstantStruct::get(
+          siteTy(), {cstr(std::string(r.at.file)), b.getInt32(r.at.line), b.getInt32(r.at.col), sourceLine(r.at),
+                     r.prefix.empty() ? null : cstr(r.prefix), first, b.getInt32((int32_t)r.notes.size())}));
+    }
+    auto *table = llvm::ConstantArray::get(llvm::ArrayType::get(siteTy(), sites.size()), sites);
+    return new llvm::GlobalVariable(*m, table->getType(), true, llvm::GlobalValue::PrivateLinkage, table, "sites");
+  }
+
+  /// The shared error exit: dlm_set_error_site(&sites[site]); return 1.
   void finishFailBlock() {
     if (!failBlock) return;
-    auto *table = llvm::ConstantArray::get(llvm::ArrayType::get(siteTy(), sites.size()), sites);
-    auto *gv = new llvm::GlobalVariable(*m, table->getType(), true, llvm::GlobalValue::PrivateLinkage, table, "sites");
+    llvm::GlobalVariable *gv = siteTable();
     llvm::IRBuilder<> fb(failBlock);
-    llvm::Value *site = fb.CreateInBoundsGEP(table->getType(), gv, {fb.getInt32(0), failSite});
-    auto field = [&](unsigned i, llvm::Type *ty) { return fb.CreateLoad(ty, fb.CreateStructGEP(siteTy(), site, i)); };
-    fb.CreateCall(rt("dlm_set_error_location", voidTy(), {ptrTy, i32(), i32(), ptrTy, ptrTy}),
-                  {field(0, ptrTy), field(1, i32()), field(2, i32()), field(3, ptrTy), field(4, ptrTy)});
+    llvm::Value *site = fb.CreateInBoundsGEP(gv->getValueType(), gv, {fb.getInt32(0), failSite});
+    fb.CreateCall(rt("dlm_set_error_site", voidTy(), {ptrTy}), {site});
     // Every slot holds one reference or null, so dropping them all releases exactly what the
     // program owned when it stopped (the root's values and the live iteration's of every loop).
     fb.CreateCall(releaseTensorsFunction(), {tensors, fb.getInt64(tensorCount)});
@@ -1303,7 +1342,7 @@ private:
   std::set<std::pair<NodeId, uint32_t>> denseResults; ///< see knownDense
   llvm::BasicBlock *failBlock = nullptr; ///< the shared error exit (see checkFailure)
   llvm::PHINode *failSite = nullptr;
-  std::vector<llvm::Constant *> sites;
+  std::vector<graph::ErrorReport> siteReports; ///< per failure site (see siteTable)
   std::map<NodeId, uint32_t> siteOf;
 };
 

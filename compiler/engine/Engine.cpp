@@ -1,6 +1,7 @@
 //===- compiler/engine/Engine.cpp - Running lowered graphs on the executor -===//
 #include "compiler/engine/Engine.h"
 
+#include "compiler/ir/ErrorReport.h"
 #include "compiler/ir/OpRegistry.h"
 #include "runtime/Devices.h"
 
@@ -78,7 +79,8 @@ rt::Status convertGraph(const graph::Graph &graph, rt::ExecGraph &out) {
     }
     e.expensive = isExpensive(n);
     e.device = rt::runtimeDevice(n.device);
-    e.loc = rt::ExecLocation{std::string(n.loc.file), n.loc.line, n.loc.col, std::string(n.loc.gradOf)};
+    e.loc = rt::ExecLocation{std::string(n.loc.file), n.loc.line, n.loc.col, std::string(n.loc.gradOf),
+                             n.loc.inlinedAt};
   }
   return out.finalize();
 }
@@ -86,25 +88,10 @@ rt::Status convertGraph(const graph::Graph &graph, rt::ExecGraph &out) {
 namespace {
 
 /// Reports `message` at `loc`, with the source line and a caret when the file can be found
-/// among (or read into) the diagnostics engine's buffers.
-void reportAt(DiagnosticEngine &diags, const rt::ExecLocation &loc, const std::string &message) {
-  if (loc.line == 0) {
-    diags.error(message);
-    return;
-  }
-  llvm::SourceMgr &sm = diags.getSourceMgr();
-  unsigned buffer = 0;
-  for (unsigned i = 1; i <= sm.getNumBuffers() && buffer == 0; ++i)
-    if (sm.getMemoryBuffer(i)->getBufferIdentifier() == loc.file) buffer = i;
-  if (buffer == 0) {
-    if (std::optional<unsigned> added = diags.addFile(loc.file)) buffer = *added;
-  }
-  llvm::SMLoc at = buffer ? sm.FindLocForLineAndColumn(buffer, loc.line, loc.col) : llvm::SMLoc();
-  if (at.isValid()) {
-    diags.error(at, message);
-    return;
-  }
-  diags.error(loc.str() + ": " + message);
+/// among (or read into) the diagnostics engine's buffers, then `notes`.
+void reportAt(DiagnosticEngine &diags, const rt::ExecLocation &loc, const std::string &message,
+              const std::vector<graph::ErrorNote> &notes = {}) {
+  graph::reportError(diags, graph::Location{loc.file, loc.line, loc.col}, message, notes);
 }
 
 } // namespace
@@ -119,10 +106,12 @@ int runGraph(const graph::Graph &graph, DiagnosticEngine &diags, const EngineOpt
   run.numThreads = options.numThreads;
   rt::RunResult result = rt::runGraph(exec, run);
   if (result.ok()) return 0;
-  const rt::ExecLocation &loc = result.errorLoc;
-  std::string message = result.status.message();
-  if (!loc.gradOf.empty()) message = "in the gradient of '" + loc.gradOf + "' at " + loc.str() + ": " + message;
-  reportAt(diags, loc, message);
+  // A node inside an inlined call is reported at the user's call, its chain as notes.
+  const rt::ExecLocation &e = result.errorLoc;
+  graph::ErrorReport report =
+      graph::describeError(graph, graph::Location{e.file, e.line, e.col, e.inlinedAt, e.gradOf});
+  rt::ExecLocation at{std::string(report.at.file), report.at.line, report.at.col};
+  reportAt(diags, at, report.prefix + result.status.message(), report.notes);
   return 1;
 }
 

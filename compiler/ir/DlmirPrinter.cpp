@@ -71,6 +71,15 @@ void printNode(const Graph &g, const Node &n, llvm::raw_ostream &os, const Print
       os << " grad_of ";
       printQuoted(n.loc.gradOf, os);
     }
+    // The inlined calls, innermost first: ` in "nn.linear" at "m.dlm":8:26`.
+    for (CallSiteId c = n.loc.inlinedAt; c != kNoCallSite; c = g.callSite(c).at.inlinedAt) {
+      const CallSite &call = g.callSite(c);
+      os << " in ";
+      printQuoted(call.function, os);
+      os << " at ";
+      printQuoted(call.at.file, os);
+      os << ':' << call.at.line << ':' << call.at.col;
+    }
     os << ')';
   }
   os << '\n';

@@ -684,6 +684,29 @@ private:
       node.loc.gradOf = graph.internFile(tok.str);
       advance();
     }
+    // The inlined calls, innermost first; interned outermost first (each names its caller).
+    std::vector<std::pair<std::string, Location>> calls;
+    while (atKeyword("in")) {
+      advance();
+      if (tok.kind != Tok::String)
+        return expected("a function name string after 'in'");
+      std::string function = tok.str;
+      advance();
+      if (!consumeKeyword("at"))
+        return false;
+      if (tok.kind != Tok::String)
+        return expected("a file name string after 'at'");
+      Location at{graph.internFile(tok.str)};
+      advance();
+      if (!consume(Tok::Colon, ":") || !parseUnsigned(at.line, "a line number") ||
+          !consume(Tok::Colon, ":") || !parseUnsigned(at.col, "a column number"))
+        return false;
+      calls.emplace_back(std::move(function), at);
+    }
+    for (auto call = calls.rbegin(); call != calls.rend(); ++call) {
+      call->second.inlinedAt = node.loc.inlinedAt;
+      node.loc.inlinedAt = graph.internCallSite(call->first, call->second);
+    }
     return consume(Tok::RParen, ")");
   }
 

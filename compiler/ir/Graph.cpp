@@ -29,6 +29,12 @@ Graph Graph::clone() const {
     if (!n.loc.gradOf.empty())
       n.loc.gradOf = g.internFile(n.loc.gradOf);
   }
+  g.callSiteList = callSiteList;
+  for (CallSite &c : g.callSiteList) {
+    c.function = g.internFile(c.function);
+    if (!c.at.file.empty())
+      c.at.file = g.internFile(c.at.file);
+  }
   return g;
 }
 
@@ -198,6 +204,21 @@ std::string_view Graph::internFile(std::string_view file) {
       return f;
   fileNames.emplace_back(file);
   return fileNames.back();
+}
+
+CallSiteId Graph::internCallSite(std::string_view function, Location at) {
+  assert(at.inlinedAt <= callSiteList.size() && "caller's call site out of range");
+  for (size_t i = 0; i < callSiteList.size(); ++i) {
+    const CallSite &c = callSiteList[i];
+    if (c.function == function && c.at.file == at.file && c.at.line == at.line &&
+        c.at.col == at.col && c.at.inlinedAt == at.inlinedAt)
+      return CallSiteId(i + 1);
+  }
+  at.gradOf = {};
+  if (!at.file.empty())
+    at.file = internFile(at.file);
+  callSiteList.push_back(CallSite{internFile(function), at});
+  return CallSiteId(callSiteList.size());
 }
 
 std::vector<Type> graphTypes(const Type &t) {

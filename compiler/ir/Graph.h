@@ -65,16 +65,33 @@ struct ValueRef {
   friend auto operator<=>(const ValueRef &, const ValueRef &) = default;
 };
 
+/// Names a call that lowering inlined: 0 = none (the position is in the program's top level),
+/// k = `Graph::callSite(k)`.
+using CallSiteId = uint32_t;
+constexpr CallSiteId kNoCallSite = 0;
+
 /// A source position in the .dlm program (or .dlmir file) a node came from; line 0 = unknown.
-/// `file` and `gradOf` point into storage owned by the Graph (see Graph::internFile).
+/// `file` and `gradOf` point into storage owned by the Graph (see Graph::internFile), and
+/// `inlinedAt` indexes its call-site table: a position inside a function body says through
+/// which calls that body was inlined, so a run-time error can point at the user's call
+/// (docs/runtime.md "Where a run-time error points").
 struct Location {
   std::string_view file;
   uint32_t line = 0;
   uint32_t col = 0;
+  /// The innermost call whose inlined body holds this position; kNoCallSite outside calls.
+  CallSiteId inlinedAt = kNoCallSite;
   /// A gradient node's forward op ("sigmoid"; the position is that op's), empty otherwise:
   /// run-time errors say "in the gradient of 'sigmoid' at FILE:LINE:COL" (docs/autodiff.md).
   std::string_view gradOf{};
   bool isKnown() const { return line != 0; }
+};
+
+/// One inlined call: the function entered (its qualified name, "nn.linear") and where it was
+/// called. `at.inlinedAt` is the caller's own call site, so a chain runs innermost first.
+struct CallSite {
+  std::string_view function;
+  Location at;
 };
 
 /// A loop's execution frame (TensorFlow's frame): values enter through Enter nodes, leave through
@@ -184,11 +201,20 @@ public:
   /// Returns a stable copy of `file` owned by this graph, for Location::file and ::gradOf.
   std::string_view internFile(std::string_view file);
 
+  // --- Call sites ------------------------------------------------------------------------
+  /// The id of the call of `function` at `at` (at.inlinedAt: the caller's call site), added
+  /// on first use: equal calls share one id. `at.gradOf` is ignored.
+  CallSiteId internCallSite(std::string_view function, Location at);
+  /// Call site `id` (1 <= id <= numCallSites()).
+  const CallSite &callSite(CallSiteId id) const { return callSiteList[id - 1]; }
+  size_t numCallSites() const { return callSiteList.size(); }
+
 private:
   std::string graphName = "main";
   std::vector<Frame> frameList;
   std::vector<Node> nodeList;
   std::deque<std::string> fileNames; // deque: elements never move, so views stay valid.
+  std::vector<CallSite> callSiteList; // CallSiteId k is element k - 1
 };
 
 /// The graph types a value of language type `t` travels as: int, float and bool become 0-d

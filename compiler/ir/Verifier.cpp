@@ -73,8 +73,12 @@ public:
 
   bool run() {
     checkFrames();
-    for (const Node &n : g.nodes())
+    for (const Node &n : g.nodes()) {
       checkNode(n);
+      if (n.loc.inlinedAt > g.numCallSites())
+        fail(n.id, "location inlined at call site " + std::to_string(n.loc.inlinedAt) +
+                       ", but the graph has " + std::to_string(g.numCallSites()));
+    }
     if (ok)
       checkDevices();
     checkCycles();

@@ -36,6 +36,7 @@ struct IfRecord {
   ValueRef pred;
   FrameId frame;
   llvm::SMRange loc;
+  CallSiteId site = kNoCallSite; ///< the If's inlined-call chain (Location::inlinedAt)
   std::map<ValueRef, NodeId> switches;
 };
 
@@ -43,6 +44,7 @@ struct IfRecord {
 struct LoopRecord {
   FrameId frame;
   llvm::SMRange loc;
+  CallSiteId site = kNoCallSite; ///< the loop's inlined-call chain (Location::inlinedAt)
   std::map<ValueRef, NodeId> invariants;
 };
 
@@ -71,6 +73,7 @@ struct Context {
   bool hasPivot() const { return pivotSource || branchOf; }
   /// The op owning the region (If, While, For): where the region's helper nodes point.
   llvm::SMRange loc;
+  CallSiteId site = kNoCallSite;
   /// The last side effect (or token node) of this region, and its value when it has one.
   std::optional<NodeId> token;
   std::optional<ValueRef> tokenValue;
@@ -98,12 +101,26 @@ public:
 
 private:
   // --- Nodes -----------------------------------------------------------------------------
-  Location location(llvm::SMRange range) {
+  /// A position in the op being lowered (its inlined-call chain is `opSite`).
+  Location location(llvm::SMRange range) { return location(range, opSite); }
+
+  Location location(llvm::SMRange range, CallSiteId site) {
     if (!range.Start.isValid() || !diags.findBuffer(range.Start))
-      return {};
+      return Location{{}, 0, 0, site};
     auto [line, col] = diags.getLineAndColumn(range.Start);
     llvm::StringRef file = diags.getBufferName(range.Start);
-    return Location{std::string_view(file.data(), file.size()), line, col};
+    return Location{std::string_view(file.data(), file.size()), line, col, site};
+  }
+
+  /// The graph call site of an op copied by autodiff out of inlined calls (its chain `s`,
+  /// innermost first) inside the calls lowering is inlining now (`callSite`).
+  CallSiteId graphSite(const ssa::InlineSite *s) {
+    if (!s)
+      return callSite;
+    auto [it, fresh] = siteMemo.try_emplace({s, callSite}, kNoCallSite);
+    if (fresh)
+      it->second = g.internCallSite(s->function, location(s->call, graphSite(s->parent)));
+    return it->second;
   }
 
   static bool isInvariant(const Graph &g, ValueRef v) {
@@ -118,8 +135,8 @@ private:
     if (ctx.pivot)
       return *ctx.pivot;
     ValueRef source = ctx.pivotSource ? *ctx.pivotSource : predicateSwitch(ctx);
-    ctx.pivot =
-        g.addNode("Identity", {source}, {g.typeOf(source)}, ctx.frame, location(ctx.loc)).id;
+    ctx.pivot = g.addNode("Identity", {source}, {g.typeOf(source)}, ctx.frame,
+                          location(ctx.loc, ctx.site)).id;
     return *ctx.pivot;
   }
 
@@ -224,7 +241,8 @@ private:
       LoopRecord &rec = *scope.loopRecord;
       auto [it, inserted] = rec.invariants.try_emplace(outer, 0);
       if (inserted) {
-        Node &n = g.addNode("Enter", {outer}, {g.typeOf(outer)}, rec.frame, location(rec.loc));
+        Node &n = g.addNode("Enter", {outer}, {g.typeOf(outer)}, rec.frame,
+                            location(rec.loc, rec.site));
         n.attrs.emplace("is_constant", true);
         it->second = n.id;
       }
@@ -234,7 +252,8 @@ private:
     auto [it, inserted] = rec.switches.try_emplace(outer, 0);
     if (inserted) {
       const Type &t = g.typeOf(outer);
-      it->second = g.addNode("Switch", {outer, rec.pred}, {t, t}, rec.frame, location(rec.loc)).id;
+      it->second =
+          g.addNode("Switch", {outer, rec.pred}, {t, t}, rec.frame, location(rec.loc, rec.site)).id;
     }
     return Graph::value(it->second, scope.boundary == Scope::Boundary::Then ? 1 : 0);
   }
@@ -293,7 +312,15 @@ private:
     return term ? lookupAll(term->operands, scope) : Values{};
   }
 
+  /// Lowers `op` with its nodes placed at its source position and inlined-call chain.
   void lowerOp(const ssa::Operation &op, Scope &scope, Context &ctx) {
+    CallSiteId outer = opSite;
+    opSite = graphSite(op.inlinedAt);
+    lowerOpKind(op, scope, ctx);
+    opSite = outer;
+  }
+
+  void lowerOpKind(const ssa::Operation &op, Scope &scope, Context &ctx) {
     switch (op.kind) {
     case ssa::OpKind::Builtin: return lowerBuiltin(op, scope, ctx);
     case ssa::OpKind::Tuple:
@@ -419,7 +446,10 @@ private:
     Scope calleeScope; // a def sees only its parameters
     bind(raw(callee->entry().args), lookupAll(op.operands, scope), calleeScope);
     inlineStack.push_back(callee);
+    CallSiteId caller = callSite;
+    callSite = g.internCallSite(op.calleeName(), location(op.loc));
     lowerBlock(callee->entry(), calleeScope, ctx);
+    callSite = caller;
     inlineStack.pop_back();
     if (failed)
       return;
@@ -435,6 +465,7 @@ private:
     rec.pred = lookup(op.operands[0], scope)[0];
     rec.frame = ctx.frame;
     rec.loc = op.loc;
+    rec.site = opSite;
     bool effects = false;
     for (const auto &r : op.regions)
       effects |= hasSideEffects(*r->block);
@@ -448,6 +479,7 @@ private:
       bctx.branchOf = &rec;
       bctx.thenSide = isThen;
       bctx.loc = op.loc;
+      bctx.site = opSite;
       bctx.token = ctx.token;
       if (size_t(side) < op.regions.size()) {
         std::optional<Values> yielded = lowerRegion(*op.regions[side], bs, bctx);
@@ -515,6 +547,7 @@ private:
     loop.frame = g.addFrame(name, ctx.frame, options.parallelIterations);
     loop.record.frame = loop.frame;
     loop.record.loc = op.loc;
+    loop.record.site = opSite;
     for (const auto &r : op.regions)
       loop.effects |= hasSideEffects(*r->block);
     if (loop.effects)
@@ -545,10 +578,12 @@ private:
     c.frame = loop.frame;
     c.pivotSource = pivotSource;
     c.loc = loop.record.loc;
+    c.site = loop.record.site;
     if (loop.effects) {
       NodeId start = token.node;
       if (g.node(start).op == "Switch")
-        start = g.addNode("Identity", {token}, {boolScalar()}, loop.frame, location(c.loc)).id;
+        start = g.addNode("Identity", {token}, {boolScalar()}, loop.frame,
+                          location(c.loc, c.site)).id;
       c.token = start;
       c.tokenValue = Graph::value(start);
     }
@@ -707,6 +742,11 @@ private:
   bool failed = false;
   unsigned frameCounter = 0;
   std::vector<const ssa::Function *> inlineStack;
+  /// The call whose body is being lowered (kNoCallSite in main) and the op being lowered's
+  /// chain (Location::inlinedAt; docs/ir.md "Locations").
+  CallSiteId callSite = kNoCallSite;
+  CallSiteId opSite = kNoCallSite;
+  std::map<std::pair<const ssa::InlineSite *, CallSiteId>, CallSiteId> siteMemo;
   std::map<const ssa::Function *, bool> effectsCache;
   autodiff::Differentiator differentiator{diags};
 };

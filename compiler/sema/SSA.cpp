@@ -10,6 +10,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringExtras.h"
 
 namespace dlm::ssa {
 
@@ -71,6 +72,42 @@ Function &Program::addFunction(std::string name, llvm::SMRange loc) {
   functions.back()->name = std::move(name);
   functions.back()->loc = loc;
   return *functions.back();
+}
+
+const InlineSite *Program::addSite(llvm::SMRange call, std::string function,
+                                   const InlineSite *parent) {
+  sites.push_back(InlineSite{call, std::move(function), parent});
+  return &sites.back();
+}
+
+const InlineSite *Program::appendSite(const InlineSite *inner, const InlineSite *outer) {
+  if (!inner)
+    return outer;
+  if (!outer)
+    return inner;
+  auto [it, fresh] = appended.try_emplace({inner, outer}, nullptr);
+  if (fresh)
+    it->second = addSite(inner->call, inner->function, appendSite(inner->parent, outer));
+  return it->second;
+}
+
+std::string Operation::calleeName() const {
+  std::string name = callee ? callee->sourceName() : std::string();
+  if (kind != OpKind::Grad)
+    return name;
+  auto it = attrs.find("with_value");
+  bool withValue = it != attrs.end() && std::get<bool>(it->second);
+  return (withValue ? "value_and_grad(" : "grad(") + name + ")";
+}
+
+std::string Function::sourceName() const {
+  size_t dot = name.rfind('.');
+  if (dot == std::string::npos || dot + 1 == name.size())
+    return name;
+  for (size_t i = dot + 1; i < name.size(); ++i)
+    if (!llvm::isDigit(name[i]))
+      return name;
+  return name.substr(0, dot);
 }
 
 //===----------------------------------------------------------------------===//

@@ -44,8 +44,11 @@
 #include "llvm/Support/SMLoc.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <deque>
+#include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dlm {
@@ -56,6 +59,17 @@ namespace ssa {
 
 class Operation;
 class Block;
+class Function;
+
+/// A call whose callee's body was copied in place of the call (compiler/autodiff flattens a
+/// differentiated function): where the call is, the callee's name as written (`nn.linear`),
+/// and the call site the call itself was copied through (null when it was not). Lowering turns
+/// a chain into graph call sites (docs/runtime.md "Where a run-time error points").
+struct InlineSite {
+  llvm::SMRange call;
+  std::string function;
+  const InlineSite *parent = nullptr;
+};
 class Region;
 class Function;
 
@@ -122,9 +136,15 @@ public:
   /// forward op whose gradient they compute (`loc` is that op's), so run-time errors and dumps
   /// say "in the gradient of 'sigmoid' at lstm.dlm:9:13". Empty for every other op.
   std::string gradOf;
+  /// Set by compiler/autodiff on the ops it copies out of an inlined call's body (a
+  /// differentiated function is flattened): the innermost such call. Null for sema's ops.
+  const InlineSite *inlinedAt = nullptr;
 
   /// Printed op name: the registry name or opKindName(kind).
   std::string name() const;
+  /// What a Call or Grad op calls, as the source spells it: `nn.linear`, `grad(loss_fn)`,
+  /// `value_and_grad(loss_fn)` (the names of inlined-call notes).
+  std::string calleeName() const;
   Value *result(size_t i = 0) const { return results[i].get(); }
   Value *addResult(Type type);
   Region &addRegion();
@@ -143,6 +163,9 @@ public:
   /// True when the function is reached through checkpoint(f): its intermediates are recomputed.
   bool isCheckpointed = false;
 
+  /// The name as the source spells it: `name` without a specialisation's `.N` suffix.
+  std::string sourceName() const;
+
   Block &entry() { return *body.block; }
   const Block &entry() const { return *body.block; }
 };
@@ -157,6 +180,17 @@ public:
   Function *main() const { return functions.empty() ? nullptr : functions.front().get(); }
   Function *lookup(llvm::StringRef name) const;
   Function &addFunction(std::string name, llvm::SMRange loc);
+
+  /// The chain `inner` (innermost first, null = empty) followed by `outer`: the site of an op
+  /// with chain `inner` once the body holding it is copied in place of a call at `outer`.
+  /// Sites are owned by the program and shared (equal requests give the same site).
+  const InlineSite *appendSite(const InlineSite *inner, const InlineSite *outer);
+  /// A new site: a call at `call` of `function`, itself inside the body copied at `parent`.
+  const InlineSite *addSite(llvm::SMRange call, std::string function, const InlineSite *parent);
+
+private:
+  std::deque<InlineSite> sites; // deque: sites never move, ops point at them
+  std::map<std::pair<const InlineSite *, const InlineSite *>, const InlineSite *> appended;
 };
 
 struct PrintOptions {

@@ -53,6 +53,9 @@ struct ExecLocation {
   uint32_t col = 0;
   /// A gradient node's forward op ("sigmoid"), empty otherwise (docs/autodiff.md).
   std::string gradOf{};
+  /// The compiler's id of the inlined call chain the position is in (0 = none): the executor
+  /// only hands it back with the error, the compiler turns it into notes (docs/runtime.md).
+  uint32_t inlinedAt = 0;
   /// "file:line:col", or "<unknown>" when line is 0.
   std::string str() const;
 };

@@ -16,7 +16,7 @@ print(a @ b)
 # CHECK-DAG:   @kernel.matmul = internal global i32 -1
 # CHECK-DAG:   @kernel.sum = internal global i32 -1
 # CHECK-DAG:   @[[LINE:.*]] = private constant [13 x i8] c"print(a @ b)\00"
-# CHECK-DAG:   @sites = private constant [6 x { ptr, i32, i32, ptr, ptr }] [{{.*}}{ ptr @{{.*}}, i32 14, i32 7, ptr @[[LINE]], ptr null }
+# CHECK-DAG:   @sites = private constant [6 x { ptr, i32, i32, ptr, ptr, ptr, i32 }] [{{.*}}{ ptr @{{.*}}, i32 14, i32 7, ptr @[[LINE]], ptr null, ptr null, i32 0 }
 # CHECK-LABEL: define internal i32 @dlm_init()
 # CHECK:       call i32 @dlm_kernel_id(ptr @{{.*}})
 # CHECK:       call ptr @dlm_attrs_new()
@@ -34,8 +34,8 @@ print(a @ b)
 # EXIT-LABEL:  define i32 @dlm_main()
 # EXIT:        fail:
 # EXIT-NEXT:   %site = phi i32
-# EXIT-NEXT:   getelementptr inbounds [6 x { ptr, i32, i32, ptr, ptr }], ptr @sites, i32 0, i32 %site
-# EXIT:        call void @dlm_set_error_location(ptr %{{.*}}, i32 %{{.*}}, i32 %{{.*}}, ptr %{{.*}}, ptr %{{.*}})
+# EXIT-NEXT:   [[SITE:%.*]] = getelementptr inbounds [6 x { ptr, i32, i32, ptr, ptr, ptr, i32 }], ptr @sites, i32 0, i32 %site
+# EXIT-NEXT:   call void @dlm_set_error_site(ptr [[SITE]])
 # EXIT-NEXT:   call void @dlm_release_tensors(ptr %tensors, i64 {{[0-9]+}})
 # EXIT-NEXT:   call void @dlm_fini()
 # EXIT-NEXT:   ret i32 1
