@@ -201,12 +201,13 @@ void gradAbs(Ctx &c) {
   Value *g = c.g();
   c.give(0, where(c, c.emit("lt", {c.x(0), c.num(0.0, c.x(0))}), neg(c, g), g));
 }
-// The mask reads the output (y > 0 exactly where x > 0), so the forward needs to keep only y:
-// then the optimizer may fold the relu into its producer (matmul_bias {relu}), and the masked
-// value is a 0-d zero, not a zeros_like tensor.
+// The mask reads the output (y <= 0 exactly where x <= 0: relu keeps NaN and -0.0), so the
+// forward needs to keep only y: then the optimizer may fold the relu into its producer
+// (matmul_bias {relu}), and the masked value is a 0-d zero, not a zeros_like tensor. A NaN
+// input passes g, as PyTorch's threshold_backward (x <= 0 ? 0 : g).
 void gradRelu(Ctx &c) {
   Value *g = c.g(), *y = c.y();
-  c.give(0, where(c, c.emit("gt", {y, c.num(0.0, y)}), g, c.num(0.0, g)));
+  c.give(0, where(c, c.emit("le", {y, c.num(0.0, y)}), c.num(0.0, g), g));
 }
 void gradExp(Ctx &c) { c.give(0, mul(c, c.g(), c.y())); }
 void gradLog(Ctx &c) { c.give(0, div(c, c.g(), c.x(0))); }

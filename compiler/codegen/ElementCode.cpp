@@ -58,11 +58,11 @@ llvm::Value *ElementCode::convert(llvm::Value *v, DType from, DType to) {
 }
 
 // --- kernels/cpu/FastMath.h, operation for operation ---------------------------------------
-// The kernels are built without fast-math, so every operation below rounds as there, with one
-// exception GCC makes for C++ (-ffp-contract=fast, its default): a product whose only users are
-// additions or subtractions is fused into them (an FMA) when the target has FMA. `mulAdd` is
-// llvm.fmuladd, which the backend fuses exactly when the target has FMA, so the JIT (host CPU)
-// matches the native runtime and a generic AOT object the portable one. The constants are C++
+// The kernels are built without fast-math and without contraction (-ffp-contract=off), so every
+// operation below rounds as there; FastMath.h's explicit mulAdd calls are FMAs when the target
+// has FMA. `mulAdd` here is llvm.fmuladd at the same spots, which the backend fuses exactly when
+// the target has FMA, so the JIT (host CPU) matches the native runtime and a generic AOT object
+// the portable one. The constants are C++
 // float literals, rounded as the kernels' are. std::max(a, b) is `a < b ? b : a`, std::min(a,
 // b) is `b < a ? b : a`.
 
@@ -144,7 +144,8 @@ llvm::Value *ElementCode::unary(const std::string &op, DType dt, llvm::Value *x)
     llvm::Value *lt = f ? b.CreateFCmpOLT(x, zero) : b.CreateICmpSLT(x, zero);
     return b.CreateSelect(lt, f ? b.CreateFNeg(x) : b.CreateNeg(x), x);
   }
-  if (op == "relu") return b.CreateSelect(f ? b.CreateFCmpOGT(x, zero) : b.CreateICmpSGT(x, zero), x, zero);
+  // kernels' reluOf: x < 0 ? 0 : x, so NaN and -0.0 pass as in PyTorch.
+  if (op == "relu") return b.CreateSelect(f ? b.CreateFCmpOLT(x, zero) : b.CreateICmpSLT(x, zero), zero, x);
   if (!f) return nullptr;
   bool single = dt == DType::F32;
   if (op == "exp") return single ? fastExpF32(x) : libm("expf", "exp", dt, x);
@@ -242,7 +243,7 @@ llvm::Value *ElementCode::op(const std::string &op, DType dt, llvm::ArrayRef<llv
   }
   if (op == "relu_grad" && arity == 2 && dt != DType::Bool && as(dt)) {
     llvm::Value *zero = f ? (llvm::Value *)fp(dt, 0.0) : llvm::ConstantInt::get(scalarType(dt), 0);
-    return b.CreateSelect(f ? b.CreateFCmpOGT(x[0], zero) : b.CreateICmpSGT(x[0], zero), x[1], zero);
+    return b.CreateSelect(f ? b.CreateFCmpOLE(x[0], zero) : b.CreateICmpSLE(x[0], zero), zero, x[1]); // reluGradOf
   }
   if ((op == "sigmoid_grad" || op == "tanh_grad") && arity == 2 && f && as(dt)) {
     llvm::Value *one = fp(dt, 1.0);

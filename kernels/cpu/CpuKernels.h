@@ -88,6 +88,11 @@ void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const float
 void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const double *a, int64_t lda,
           const double *b, int64_t ldb, double beta, double *c, int64_t ldc);
 
+/// relu as PyTorch computes it: a negative becomes +0; NaN and -0.0 pass through (for both,
+/// v < 0 is false). relu_grad masks likewise: g where x <= 0 is false (x > 0 or NaN).
+template <typename T> inline T reluOf(T v) { return v < T(0) ? T(0) : v; }
+template <typename T> inline T reluGradOf(T x, T g) { return x <= T(0) ? T(0) : g; }
+
 /// Sum of a contiguous run in double, accumulated in eight fixed lanes combined in a fixed
 /// order: deterministic (independent of threads and alignment), and unlike one running sum the
 /// lanes let the loop vectorise.

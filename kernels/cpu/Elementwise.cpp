@@ -273,7 +273,7 @@ template <UnKind K> void unaryKernel(Inputs ins, const Attrs &, Outputs &outs) {
       switch (K) {
       case UnKind::Neg: return unaryLoop<T, T>(out, cx, [](T v) { return T(-v); });
       case UnKind::Abs: return unaryLoop<T, T>(out, cx, [](T v) { return v < 0 ? T(-v) : v; });
-      case UnKind::Relu: return unaryLoop<T, T>(out, cx, [](T v) { return v > 0 ? v : T(0); });
+      case UnKind::Relu: return unaryLoop<T, T>(out, cx, [](T v) { return reluOf(v); });
       default: break;
       }
       if constexpr (std::is_floating_point_v<T>) {
@@ -357,7 +357,7 @@ void castKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
 
 // --- backward helpers ----------------------------------------------------------------------
 
-/// relu_grad(x, g) = g where x > 0 else 0.
+/// relu_grad(x, g) = 0 where x <= 0, else g (NaN passes g, as PyTorch's threshold_backward).
 void reluGradKernel(Inputs ins, const Attrs &, Outputs &outs) {
   expectArity(ins, 2, "relu_grad");
   const Tensor &x = tensorArg(ins, 0, "relu_grad"), &g = tensorArg(ins, 1, "relu_grad");
@@ -366,7 +366,7 @@ void reluGradKernel(Inputs ins, const Attrs &, Outputs &outs) {
   Tensor cx = as(x, dt);
   Tensor out = Tensor::empty(dt, shape);
   dispatchDType(dt, [&]<typename T>() {
-    binaryLoop<T, T, T>(out, cx, g, [](T xv, T gv) { return xv > T(0) ? gv : T(0); });
+    binaryLoop<T, T, T>(out, cx, g, [](T xv, T gv) { return reluGradOf(xv, gv); });
   });
   outs.emplace_back(out);
 }
@@ -383,7 +383,7 @@ template <bool Tanh> void activationGradKernel(Inputs ins, const Attrs &, Output
   dispatchDType(dt, [&]<typename T>() {
     if constexpr (std::is_floating_point_v<T>) {
       if (Tanh)
-        binaryLoop<T, T, T>(out, cy, cg, [](T yv, T gv) { return gv * (T(1) - yv * yv); });
+        binaryLoop<T, T, T>(out, cy, cg, [](T yv, T gv) { return gv * mulAdd(-yv, yv, T(1)); });
       else
         binaryLoop<T, T, T>(out, cy, cg, [](T yv, T gv) { return gv * yv * (T(1) - yv); });
     }

@@ -269,8 +269,7 @@ template <typename T> void addBiasRows(T *out, const T *bias, int64_t rows, int6
     T *o = out + r * n;
     if (relu)
       for (int64_t j = 0; j < n; ++j) {
-        T v = o[j] + bias[j];
-        o[j] = v > 0 ? v : T(0);
+        o[j] = reluOf(T(o[j] + bias[j]));
       }
     else
       for (int64_t j = 0; j < n; ++j) o[j] = o[j] + bias[j];
@@ -301,7 +300,7 @@ void addBiasInPlace(Tensor &out, const Tensor &bias, bool relu, const char *op) 
                             T &o = *reinterpret_cast<T *>(p[0] + i * st[0]);
                             o = o + *reinterpret_cast<const T *>(p[1] + i * st[1]);
                             if (relu)
-                              o = o > 0 ? o : T(0);
+                              o = reluOf(o);
                           }
                         });
   });

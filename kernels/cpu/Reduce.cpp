@@ -168,8 +168,8 @@ void logsumexpKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
       T *o = out.data<T>();
       for (int64_t j = 0; j < p.outer; ++j) {
         const T *row = src + j * p.inner;
-        double m = -INFINITY;
-        for (int64_t i = 0; i < p.inner; ++i) m = std::max(m, (double)row[i]);
+        double m = -INFINITY; // the row max, NaN if the row has one (the result is NaN then)
+        for (int64_t i = 0; i < p.inner && m == m; ++i) m = row[i] < m ? m : (double)row[i];
         if (!std::isfinite(m)) {
           o[j] = (T)m;
           continue;

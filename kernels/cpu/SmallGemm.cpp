@@ -13,17 +13,14 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kernels/cpu/SmallGemm.h"
+#include "kernels/cpu/CpuKernels.h"
 
 #include <algorithm>
 #include <cstring>
 
 // The order in SmallGemm.h rounds every product: -march=native must not contract a * b + c
-// into an FMA here when the baseline x86-64 build of the same file cannot.
-#if defined(__clang__)
-#pragma clang fp contract(off)
-#elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off")
-#endif
+// into an FMA here when the baseline x86-64 build of the same file cannot. Every kernel file is
+// compiled with -ffp-contract=off (kernels/CMakeLists.txt; the baseline has no FMA at all).
 
 namespace dlm::rt::cpu {
 namespace {
@@ -58,7 +55,7 @@ template <typename T, typename Lane> inline void reduceLanes(Lane *s, int presen
 /// The epilogue: the sum, plus the addend's element, then relu.
 template <typename T> inline T finish(T v, const T *addElem, bool relu) {
   if (addElem) v = v + *addElem;
-  if (relu) v = v > 0 ? v : T(0);
+  if (relu) v = reluOf(v);
   return v;
 }
 
@@ -115,7 +112,7 @@ template <typename T, int NV> inline void rowChunk(const Problem<T> &pb, int64_t
         for (int jj = 0; jj < L; ++jj) av[jj] = addRow[jj * pb.add.cs];
       r = r + av;
     }
-    if (pb.relu) r = r > 0 ? r : V{};
+    if (pb.relu) r = r < 0 ? V{} : r; // reluOf per lane: NaN and -0.0 pass
     std::memcpy(pb.c + i * pb.ldc + j0 + v * L, &r, bytes);
   }
 }

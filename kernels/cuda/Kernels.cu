@@ -52,7 +52,7 @@ __device__ float applyUnary(UnaryOp op, float x) {
   case UnaryOp::Sqrt: return sqrtf(x);
   case UnaryOp::Tanh: return tanhf(x);
   case UnaryOp::Sigmoid: return 1.0f / (1.0f + expf(-x));
-  case UnaryOp::Relu: return x > 0.0f ? x : 0.0f;
+  case UnaryOp::Relu: return x < 0.0f ? 0.0f : x; // NaN and -0.0 pass, like the CPU kernels
   }
   return 0.0f;
 }

@@ -177,7 +177,7 @@ template <typename T> void checkShape(std::mt19937 &rng, int64_t m, int64_t n, i
       for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < n; ++j) {
           T w = want[i * n + j] + add.at(i, j);
-          if (relu) w = w > 0 ? w : T(0);
+          if (relu) w = w < 0 ? T(0) : w; // as torch.relu: NaN and -0.0 pass
           ASSERT_EQ(std::memcmp(&c[i * n + j], &w, sizeof(T)), 0)
               << dtypeName<T>() << " " << add.name << (relu ? " relu" : "") << " [" << m << ", " << k
               << "] x [" << k << ", " << n << "] element " << i << ", " << j;
