@@ -106,6 +106,10 @@ int runGraph(const graph::Graph &graph, DiagnosticEngine &diags, const EngineOpt
   run.numThreads = options.numThreads;
   rt::RunResult result = rt::runGraph(exec, run);
   if (result.ok()) return 0;
+  if (result.internal) { // the executor's own failure (a malformed graph), not the program's
+    reportAt(diags, result.errorLoc, result.status.message());
+    return 70;
+  }
   // A node inside an inlined call is reported at the user's call, its chain as notes.
   const rt::ExecLocation &e = result.errorLoc;
   graph::ErrorReport report =

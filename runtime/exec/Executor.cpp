@@ -85,6 +85,7 @@ struct FrameInst {
   std::vector<std::pair<ExecNodeId, Entry>> invariants; ///< Constant Enters' values.
   std::vector<std::pair<ExecNodeId, Entry>> deferred;   ///< NextIterations waiting for room.
   std::vector<char> exitFired;
+  bool ranLive = false; ///< A Merge of this instance fired live: every Exit must fire live too.
   std::map<std::pair<int64_t, ExecFrameId>, FrameInst *> children;
 
   Iteration *iteration(int64_t iter) const { return iterations[iter % iterations.size()]; }
@@ -153,7 +154,11 @@ private:
   Iteration *newIteration(ExecFrameId staticId);
   void releaseIteration(ExecFrameId staticId, Iteration *it);
   int schedule(Scratch &s);
-  void recordError(ExecNodeId node, const Status &status);
+  void recordError(ExecNodeId node, FrameInst *f, int64_t iter, const Status &status);
+  bool inErrorWindow(const Tagged &t) const;
+  void recordIncomplete(ExecNodeId node, const std::string &what);
+  void checkComplete();
+  ExecNodeId stuckNode(const FrameInst *f) const;
   void recordFetches(const Tagged &t, Entry *outs);
   void destroyFrame(FrameInst *f);
   void noteValues(int64_t delta);
@@ -172,6 +177,9 @@ private:
   bool callerWaiting = false;
   /// Set under `mu` by the first error; read without it before starting a node.
   std::atomic<bool> aborted{false};
+  /// The failing node's frame instance and iteration (under `mu`): see inErrorWindow.
+  FrameInst *errorFrame = nullptr;
+  int64_t errorIter = -1;
   RunResult result;
   std::unique_ptr<FrameInst> root;
   std::vector<std::vector<Iteration *>> iterationPool; ///< Recycled iterations per static frame.
@@ -308,10 +316,17 @@ void RunState::deleteFrame(FrameInst *f, std::vector<Tagged> &ready) {
   int64_t parentIter = f->parentIter;
   // An Exit that never fired belongs to a loop that never ran live (it was entered with dead
   // tokens, e.g. in the untaken branch of an if): its consumers get a dead token.
+  // In a loop that ran live, an Exit that never fired means a value of the loop died mid-run
+  // (a dead NextIteration ends the loop early): its consumers would silently never run.
   const std::vector<ExecNodeId> &exits = g.framePlan(f->staticId).exits;
   Entry dead;
-  for (size_t k = 0; k < exits.size(); ++k)
-    if (!f->exitFired[k]) activate(parent, parentIter, exits[k], &dead, true, false, ready);
+  for (size_t k = 0; k < exits.size(); ++k) {
+    if (f->exitFired[k]) continue;
+    if (f->ranLive)
+      recordIncomplete(exits[k], "loop '" + g.frame(f->staticId).name +
+                                     "' ran but ended without it (a value of the loop died in an iteration)");
+    activate(parent, parentIter, exits[k], &dead, true, false, ready);
+  }
   parent->children.erase({parentIter, f->staticId});
   noteValues(-(int64_t)(f->invariants.size() + f->deferred.size()));
   delete f;
@@ -355,6 +370,7 @@ void RunState::activateMerge(FrameInst *f, Iteration *it, int64_t iter, const Ex
   if (ps.fired || ps.pending > 0) return;
   if (ps.liveSlot >= 0) {
     ps.fired = true;
+    f->ranLive = true;
     pushReady(e.dst, false, f, it, iter, ready);
     return;
   }
@@ -495,14 +511,64 @@ void RunState::recordFetches(const Tagged &t, Entry *outs) {
   }
 }
 
-void RunState::recordError(ExecNodeId node, const Status &status) {
-  if (aborted) return;
+/// After an error, the nodes of the failing iteration that come before the failing node in
+/// program order (smaller ids) still run, so that of several failing nodes the run reports the
+/// first in program order, as the JIT (which runs them in that order) does: a matmul whose
+/// operand is also pushed on an autodiff stack fails before the push, whichever a thread
+/// reached first. Everything else stops.
+bool RunState::inErrorWindow(const Tagged &t) const {
+  return t.frame == errorFrame && t.iterNum == errorIter && t.node < result.errorNode;
+}
+
+void RunState::recordError(ExecNodeId node, FrameInst *f, int64_t iter, const Status &status) {
+  if (aborted && !(f == errorFrame && iter == errorIter && node < result.errorNode)) return;
   aborted.store(true, std::memory_order_release);
   result.status = status;
   result.errorNode = node;
-  result.errorLoc = g.node(node).loc;
-  outstanding -= (int64_t)sharedQueue.size();
-  sharedQueue.clear();
+  result.errorLoc = node >= 0 ? g.node(node).loc : ExecLocation();
+  errorFrame = f;
+  errorIter = iter;
+  std::deque<Tagged> keep;
+  for (const Tagged &q : sharedQueue)
+    if (inErrorWindow(q)) keep.push_back(q);
+  outstanding -= (int64_t)(sharedQueue.size() - keep.size());
+  sharedQueue.swap(keep);
+}
+
+void RunState::recordIncomplete(ExecNodeId node, const std::string &what) {
+  if (aborted) return;
+  std::string name = node < 0 ? "a node" : "node " + std::to_string(node) + " '" + g.node(node).op + "'";
+  recordError(node, nullptr, -1, Status::error("internal error: the graph executor's run ended with " + name + " never run: " + what));
+  result.internal = true;
+}
+
+/// The first node (in id order) of `f` or a frame instance below it that is still waiting: in
+/// a live loop iteration, or (root frame) one that never became ready. -1 when there is none.
+ExecNodeId RunState::stuckNode(const FrameInst *f) const {
+  for (const auto &[key, child] : f->children)
+    if (ExecNodeId id = stuckNode(child); id >= 0) return id;
+  for (ExecNodeId id = 0; id < (ExecNodeId)g.numNodes(); ++id) {
+    const ExecNodePlan &p = g.plan(id);
+    if (p.execFrame != f->staticId) continue;
+    for (const Iteration *it : f->iterations) {
+      if (!it) continue;
+      const PendingState &ps = it->pending[p.local];
+      if (p.kind == ExecKind::Merge ? !ps.fired : ps.pending > 0) return id;
+    }
+  }
+  return -1;
+}
+
+/// After a run without error nothing may be left waiting: every root-frame node ran (live or
+/// dead) and no loop frame instance is alive. Otherwise the program would end "successfully"
+/// with its prints or results silently missing.
+void RunState::checkComplete() {
+  if (aborted) return;
+  ExecNodeId stuck = stuckNode(root.get());
+  if (stuck < 0 && result.stats.liveFrames == 0) return;
+  recordIncomplete(stuck, result.stats.liveFrames > 0
+                              ? std::to_string(result.stats.liveFrames) + " loop frame instance(s) still live"
+                              : "it never received all its inputs");
 }
 
 void RunState::processNode(const Tagged &t, Scratch &s) {
@@ -512,7 +578,13 @@ void RunState::processNode(const Tagged &t, Scratch &s) {
   if ((int32_t)s.outs.size() < numOutputs) s.outs.resize(numOutputs); // all dead (has = false)
   int consumed = 0;
   Status st;
-  if (!aborted.load(std::memory_order_acquire)) {
+  bool runs = !aborted.load(std::memory_order_acquire);
+  if (!runs) { // (the error path only: the window is read under the lock)
+    std::unique_lock<std::mutex> lock(mu, std::defer_lock);
+    if (maxHelpers > 0) lock.lock();
+    runs = inErrorWindow(t);
+  }
+  if (runs) {
     if (dlm_interrupt_requested()) {
       // Ctrl-C in the REPL (runtime/Interrupt.h): stop as on a run-time error at this node.
       st = Status::error(kInterruptedMessage);
@@ -532,8 +604,8 @@ void RunState::processNode(const Tagged &t, Scratch &s) {
   noteValues(-consumed);
   ++result.stats.nodesRun;
   if (t.dead) ++result.stats.deadNodes;
-  if (!st) recordError(t.node, st);
-  if (!aborted) {
+  if (!st) recordError(t.node, t.frame, t.iterNum, st);
+  if (runs && st && (!aborted || inErrorWindow(t))) {
     recordFetches(t, s.outs.data());
     propagate(t, s.outs.data(), s.ready);
   } else {
@@ -551,8 +623,13 @@ void RunState::processNode(const Tagged &t, Scratch &s) {
 }
 
 int RunState::schedule(Scratch &s) {
-  if (aborted) {
-    outstanding -= (int64_t)s.ready.size();
+  if (aborted) { // only the error window's nodes still run, here
+    for (const Tagged &r : s.ready) {
+      if (inErrorWindow(r))
+        s.inlineQueue.push_back(r);
+      else
+        --outstanding;
+    }
     s.ready.clear();
     return 0;
   }
@@ -651,6 +728,7 @@ RunResult RunState::run() {
     sharedQueue.pop_front();
   }
   std::lock_guard<std::mutex> lock(mu);
+  checkComplete();
   // What is still alive after a complete run is a leak; report it before tearing down.
   ExecStats atEnd = result.stats;
   destroyFrame(root.get());

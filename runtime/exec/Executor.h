@@ -17,6 +17,8 @@
 //  - The first run-time error (a kernel error, a failed assert, an index out of range) stops the
 //    run: no new node starts, running ones finish, and the run returns the error with the
 //    failing node's source location.
+//  - A run that ends without having run every node it needed (a malformed graph: a loop whose
+//    values died mid-run) is an internal error naming the node, never a silent success.
 //
 // Results never depend on thread interleaving: kernels are deterministic and side effects are
 // ordered by the graph's control edges.
@@ -63,6 +65,11 @@ struct RunResult {
   Status status;            ///< ok, or the first run-time error's message.
   ExecNodeId errorNode = -1;
   ExecLocation errorLoc;    ///< Location of the failing node.
+  /// The error is the executor's own, not the program's: the run ended with a node that never
+  /// ran although it was needed (a loop that ran live left without its Exit firing, a frame
+  /// still live, a root-frame node still waiting for inputs). A compiler bug; `dlm run` exits
+  /// with status 70 (docs/executor.md "Errors").
+  bool internal = false;
   /// One per fetch: the value, or a null Value when the fetched output was dead.
   std::vector<Value> fetched;
   std::vector<bool> fetchedLive;
