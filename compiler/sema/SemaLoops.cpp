@@ -132,6 +132,11 @@ void Sema::analyseLoop(const LoopSpec &spec) {
   Env outer = env;
   Block *parent = cur;
   const int maxPasses = 64;
+  // A carried variable whose types cannot be generalised is an error found in one pass; while
+  // another variable still generalises, that pass's diagnostics are dropped and the next pass
+  // sees only the error type (which generalises silently). The report is kept here and given
+  // with the final pass's, or the loop would be dropped without a word.
+  std::vector<std::function<void()>> conflicts;
   for (int pass = 0;; ++pass) {
     pushDiagBuffer();
     auto op = std::make_unique<Operation>(spec.kind, spec.loc);
@@ -201,13 +206,14 @@ void Sema::analyseLoop(const LoopSpec &spec) {
       TypeResult g = generalise(*types[n], it->second.type, program->dims);
       if (!g.ok()) {
         const char *what = n == "$retval" ? "the return value" : nullptr;
-        error(spec.loc, (what ? std::string(what) : "'" + n + "'") + " is " + types[n]->str() +
-                            " before the loop and " + it->second.type.str() +
-                            " after an iteration");
-        if (outer.count(n) && outer[n].defLoc.Start.isValid())
-          note(outer[n].defLoc, "assigned " + types[n]->str() + " here");
-        if (it->second.defLoc.Start.isValid())
-          note(it->second.defLoc, "assigned " + it->second.type.str() + " here");
+        std::string before = types[n]->str(), after = it->second.type.str();
+        llvm::SMRange outerDef = outer.count(n) ? outer[n].defLoc : llvm::SMRange(), afterDef = it->second.defLoc;
+        conflicts.push_back([=, this, loc = spec.loc] {
+          error(loc, (what ? std::string(what) : "'" + n + "'") + " is " + before + " before the loop and " +
+                         after + " after an iteration");
+          if (outerDef.Start.isValid()) note(outerDef, "assigned " + before + " here");
+          if (afterDef.Start.isValid()) note(afterDef, "assigned " + after + " here");
+        });
         types[n] = Type::error();
         continue;
       }
@@ -222,6 +228,7 @@ void Sema::analyseLoop(const LoopSpec &spec) {
       cur = parent;
       continue;
     }
+    for (const auto &report : conflicts) report();
 
     // Final pass: yield the next values, give the initial ones, bind the results.
     std::vector<Value *> next, inits;
