@@ -37,7 +37,8 @@ function(dlm_llvm target)
     # The C++ runtime too (its ~5000 relocations: -2 ms of CPU per start), except in a CUDA
     # build: there the tools dlopen the CUDA backend, which (like cuBLAS) uses the shared
     # libstdc++, and runtime errors are exceptions thrown across it: one C++ runtime per process.
-    if(NOT DLM_HAVE_CUDA)
+    # Nor under the sanitizers, whose run-time library replaces operator new and delete.
+    if(NOT DLM_HAVE_CUDA AND NOT DLM_SANITIZE)
       target_link_options(${target} PRIVATE -static-libstdc++ -static-libgcc)
     endif()
   endif()
