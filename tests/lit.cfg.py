@@ -22,6 +22,9 @@ bin_dir = os.path.join(config.dlm_build_dir, "bin")
 config.environment["NO_COLOR"] = "1"
 config.environment["DLM_HISTORY"] = ""
 config.environment["DLM_STDLIB"] = os.path.join(config.dlm_source_dir, "stdlib")
+# Every module the JIT emits goes through LLVM's verifier (without it only AOT modules are:
+# docs/codegen.md "Error exits").
+config.environment["DLM_VERIFY_IR"] = "1"
 # Sanitizer builds: third-party leaks that are not dlm's (libedit's history) are suppressed.
 config.environment["LSAN_OPTIONS"] = ":".join(
     filter(None, ["suppressions=" + os.path.join(config.dlm_source_dir, "tests", "lsan.supp"),

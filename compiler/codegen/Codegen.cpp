@@ -47,6 +47,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <string_view>
 
 #ifndef DLM_AOT_LINK_LIBS
 #define DLM_AOT_LINK_LIBS ""
@@ -122,6 +123,18 @@ llvm::orc::JITTargetMachineBuilder hostMachine(unsigned optLevel) {
   return jtmb;
 }
 
+/// Whether LLVM's verifier checks every module the emitter builds: when DLM_VERIFY_IR is set to
+/// anything but "" or "0" (the test suite sets it: tests/lit.cfg.py). Otherwise only AOT
+/// modules are verified: for the JIT the verifier cost ~1 ms of CPU on the LSTM training
+/// script's module (a fifth of the codegen stage) to find what the tests find.
+bool verifyEveryModule() {
+  static const bool requested = [] {
+    const char *env = std::getenv("DLM_VERIFY_IR");
+    return env && *env && std::string_view(env) != "0";
+  }();
+  return requested;
+}
+
 /// Structures and emits `graph` into a module for `tm`; reports an internal error on failure.
 std::unique_ptr<llvm::Module> buildModule(const graph::Graph &graph, DiagnosticEngine &diags,
                                           llvm::LLVMContext &ctx, llvm::TargetMachine &tm,
@@ -138,6 +151,7 @@ std::unique_ptr<llvm::Module> buildModule(const graph::Graph &graph, DiagnosticE
   }
   EmitOptions emit;
   emit.withMain = withMain;
+  emit.verify = withMain || verifyEveryModule();
   emit.sourceLine = [&](const graph::Location &loc) { return sourceLineOf(diags, loc); };
   std::string error;
   std::unique_ptr<llvm::Module> module = emitModule(graph, *structure, ctx, emit, error);
@@ -267,19 +281,24 @@ void vectorizeHelpers(llvm::Module &module, llvm::TargetMachine &tm) {
   X(dlm_kernel_run) X(dlm_tensor_reshape) X(dlm_tensor_select) X(dlm_tensor_sum_to)             \
   X(dlm_tensor_transpose) X(dlm_tensor_zeros) X(dlm_matmul_bias_accumulate)
 
-/// The JIT compiles a program whose @dlm_main has more than kJitSmallBudget instructions the
-/// large-program way (vectorizeHelpers, then machine-code level 0) when its elementwise loops are
-/// small, and always above kJitOptimizeBudget; everything else at the requested level.
+/// The JIT compiles a program the large-program way (vectorizeHelpers, then machine-code level
+/// 0) when its elementwise loops are small and either it has no loop inside a loop or its
+/// @dlm_main has more than kJitSmallBudget instructions; always above kJitOptimizeBudget; every
+/// other program at the requested level. docs/codegen.md "Large programs" has the measurements.
 ///
 /// LLVM's -O2 pipeline and instruction selection grow faster than linearly with the size of
-/// @dlm_main, which holds every inlined call of the program (forward and backward). For the LSTM
-/// training script (~3400 instructions, elementwise loops over at most 4096 elements) the -O2
-/// pipeline and -O2 machine code cost ~300 ms of CPU; the large-program way ~60 ms, and it runs
-/// as fast (its time is in the runtime's kernels and the calls to them). Level-0 machine code is
-/// slower per element, though: the Fashion-MNIST MLP (~3200 instructions, loops over 200k
-/// elements) ran ~13% slower with it, so a program with a loop over more than
-/// kJitSmallLoopElements elements (or a symbolic count) keeps the requested level up to
-/// kJitOptimizeBudget instructions.
+/// @dlm_main, which holds every inlined call of the program (forward and backward): for the LSTM
+/// training script (~3100 instructions, elementwise loops over at most 4096 elements) they cost
+/// ~300 ms of CPU, the large-program way ~35 ms, and it runs as fast (its time is in the
+/// runtime's kernels and the calls to them). A small program still pays 25-110 ms of CPU for
+/// -O2 (bench/jit/first_result.dlm ~50 ms, examples/main.dlm 50-70 ms, against ~12 ms the
+/// large-program way), which only a long run wins back: level-0 code in @dlm_main costs a few ns
+/// per op of scalar and slot work (bench/jit/adds.dlm, 10^6 adds in a loop nest: 11.6 -> 18 ns
+/// per add). A loop nest is where a small program runs long; without one, each op runs at most
+/// one loop's trip count of times. Level-0 machine code is also slower per element, so a program
+/// with a loop over more than kJitSmallLoopElements elements (or a symbolic count) keeps the
+/// requested level up to kJitOptimizeBudget instructions (the Fashion-MNIST MLP, loops over
+/// 200k elements, ran ~13% slower at level 0).
 constexpr size_t kJitSmallBudget = 1500;
 constexpr size_t kJitOptimizeBudget = 4000;
 constexpr int64_t kJitSmallLoopElements = 4096;
@@ -298,12 +317,21 @@ bool smallElementwiseLoops(const graph::Graph &graph) {
   return true;
 }
 
+/// Whether `graph` has a loop inside a loop (a frame whose parent is not the root).
+bool nestedLoops(const graph::Graph &graph) {
+  for (graph::FrameId f = 0; f < graph.numFrames(); ++f)
+    if (f != graph::kRootFrame && graph.frame(f).parent != graph::kRootFrame) return true;
+  return false;
+}
+
 /// Whether the JIT compiles `module` (emitted from `graph`) the large-program way.
 bool largeProgram(const llvm::Module &module, const graph::Graph &graph) {
   const llvm::Function *main = module.getFunction("dlm_main");
   if (!main) return false;
   size_t size = main->getInstructionCount();
-  return size > kJitOptimizeBudget || (size > kJitSmallBudget && smallElementwiseLoops(graph));
+  if (size > kJitOptimizeBudget) return true;
+  if (!smallElementwiseLoops(graph)) return false;
+  return size > kJitSmallBudget || !nestedLoops(graph);
 }
 
 } // namespace
