@@ -1,4 +1,4 @@
-# DLM_STATIC_LLVM: link the executables that run LLVM (dlm, dlmc: dlm_llvm(EXE STATIC)) against
+# DLM_STATIC_LLVM: link the tools (dlm, dlmc, dlm-opt: dlm_llvm(EXE STATIC)) against
 # the static archives of LLVM's components, ANTLR and OpenBLAS, as non-PIE executables. Measured
 # on `dlm --version`: the shared libLLVM costs ~340k relative + ~29k symbol relocations and ~2800
 # page faults at every start (~14 ms of CPU); static, ld.so has ~3k relocations left. The test
@@ -25,7 +25,7 @@ set(dlm_static_found OFF)
 if(EXISTS "${LLVM_LIBRARY_DIR}/libLLVMSupport.a" AND TARGET antlr4_static AND TARGET zstd::libzstd_shared)
   set(dlm_static_found ON)
 endif()
-option(DLM_STATIC_LLVM "Link dlm and dlmc with static LLVM, ANTLR and OpenBLAS, non-PIE" ${dlm_static_found})
+option(DLM_STATIC_LLVM "Link the tools with static LLVM, ANTLR and OpenBLAS, non-PIE" ${dlm_static_found})
 
 add_library(dlm_llvm_static INTERFACE)
 set(DLM_OPENBLAS ${OPENBLAS_LIBRARY})
@@ -56,7 +56,7 @@ if(DLM_STATIC_LLVM)
   if(DLM_HAVE_LLD)
     set(DLM_STATIC_LINKER -fuse-ld=lld)
   endif()
-  message(STATUS "dlm: dlm and dlmc link static LLVM, ANTLR and OpenBLAS (${OPENBLAS_STATIC_LIBRARY}), non-PIE ${DLM_STATIC_LINKER}")
+  message(STATUS "dlm: the tools link static LLVM, ANTLR and OpenBLAS (${OPENBLAS_STATIC_LIBRARY}), non-PIE ${DLM_STATIC_LINKER}")
 else()
   target_link_libraries(dlm_llvm_static INTERFACE LLVM)
   message(STATUS "dlm: every binary links the shared libLLVM")

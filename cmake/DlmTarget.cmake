@@ -17,8 +17,8 @@ endfunction()
 set(DLM_IF_STATIC "$<BOOL:$<TARGET_PROPERTY:DLM_STATIC_DEPS>>")
 
 # dlm_llvm(TARGET [STATIC]): see LLVM's headers as SYSTEM and link LLVM: the shared libLLVM, or
-# its static component libraries (dlm_llvm_static) in an executable marked STATIC. STATIC (an
-# executable that runs LLVM: dlm, dlmc) takes effect with DLM_STATIC_LLVM on: the executable is
+# its static component libraries (dlm_llvm_static) in an executable marked STATIC. STATIC (a
+# tool: dlm, dlmc, dlm-opt) takes effect with DLM_STATIC_LLVM on: the executable is
 # linked non-PIE with the static LLVM, ANTLR and OpenBLAS (no relocations left for the dynamic
 # loader, no libLLVM.so), through lld where there is one (a 60+ MB link in seconds).
 function(dlm_llvm target)

@@ -12,8 +12,9 @@
 #                                               # else unpacked from build-gpu-pack/carry.tar.xz
 #
 # With a carry directory it also runs, against the module built here:
-#   - dlm_nvptx_tests (generated PTX kernels of fused bodies vs the CPU; needs the carried
-#     libLLVM, and CUDA libraries of the same major version as the packing machine's);
+#   - dlm_nvptx_tests (generated PTX kernels of fused bodies vs the CPU; LLVM is linked in, or
+#     with DLM_STATIC_LLVM off the carried libLLVM; needs CUDA libraries of the same major
+#     version as the packing machine's);
 #   - every carried program with `dlm run --device=cuda` on both engines, compared with the CPU
 #     output recorded when packing (tests/gpu/close_outputs.py: numbers within 1e-3);
 #   - the carried ahead-of-time executables (CPU code), compared the same way.

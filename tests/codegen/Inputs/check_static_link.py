@@ -2,10 +2,10 @@
 
     check_static_link.py BUILD_DIR
 
-With DLM_STATIC_LLVM on, dlm and dlmc are non-PIE executables with LLVM, ANTLR and OpenBLAS
-linked in: no libLLVM, libantlr4-runtime or libopenblas among their shared libraries (one LLVM
-per process), no LLVM symbol exported, while dlm-opt (a tool left on the shared libraries)
-still loads libLLVM. With it off every tool loads libLLVM. In a CUDA build the backend module,
+With DLM_STATIC_LLVM on, dlm, dlmc and dlm-opt are non-PIE executables with LLVM, ANTLR and
+OpenBLAS linked in: no libLLVM, libantlr4-runtime or libopenblas among their shared libraries
+(one LLVM per process), no LLVM symbol exported, while dlmir-run (a test tool left on the shared
+libraries) still loads libLLVM. With it off every tool loads libLLVM. In a CUDA build the backend module,
 which the tools dlopen, must find every runtime symbol it needs among dlm's exports."""
 import os, re, subprocess, sys
 
@@ -32,7 +32,7 @@ def exported(binary):
     return {line.split()[-1] for line in out.splitlines() if line.strip()}
 
 
-for tool in ["dlm", "dlmc"]:
+for tool in ["dlm", "dlmc", "dlm-opt"]:
     path = os.path.join(build, "bin", tool)
     libs = shared_libs(path)
     heavy = [l for l in libs if re.match(r"lib(LLVM|antlr4-runtime|openblas)", l)]
@@ -48,8 +48,8 @@ for tool in ["dlm", "dlmc"]:
         failures.append("%s does not load libLLVM with DLM_STATIC_LLVM off" % tool)
     print("%s: %s, %d shared libraries" % (tool, elf_type(path), len(libs)))
 
-if not any(l.startswith("libLLVM") for l in shared_libs(os.path.join(build, "bin", "dlm-opt"))):
-    failures.append("dlm-opt does not load the shared libLLVM")
+if not any(l.startswith("libLLVM") for l in shared_libs(os.path.join(build, "bin", "dlmir-run"))):
+    failures.append("dlmir-run does not load the shared libLLVM")
 
 module = os.path.join(build, "lib", "libdlm_cuda_backend.so")
 if os.path.exists(module):
