@@ -85,7 +85,12 @@ struct FrameInst {
   std::vector<std::pair<ExecNodeId, Entry>> invariants; ///< Constant Enters' values.
   std::vector<std::pair<ExecNodeId, Entry>> deferred;   ///< NextIterations waiting for room.
   std::vector<char> exitFired;
-  bool ranLive = false; ///< A Merge of this instance fired live: every Exit must fire live too.
+  /// Exit k's loop variable was live here: its Switch fired live (a live value and a live
+  /// predicate), so Exit k must fire live too. A loop entered in a dead iteration (the body of a
+  /// loop that runs no iteration) can get live values from invariants while its predicate is
+  /// dead: its Exits fire dead, and that is no error.
+  std::vector<char> exitArmed;
+  bool ranLive = false; ///< A Merge fired live: for Exits not fed by a Switch (no exitOfSwitch).
   std::map<std::pair<int64_t, ExecFrameId>, FrameInst *> children;
 
   Iteration *iteration(int64_t iter) const { return iterations[iter % iterations.size()]; }
@@ -184,6 +189,9 @@ private:
   std::unique_ptr<FrameInst> root;
   std::vector<std::vector<Iteration *>> iterationPool; ///< Recycled iterations per static frame.
   std::vector<std::vector<std::pair<int32_t, int32_t>>> fetchesOf; ///< node -> (port, index).
+  /// A loop Switch -> the index among its frame's exits of the Exit its port 0 feeds; -1 for
+  /// every other node.
+  std::vector<int32_t> exitOfSwitch;
 };
 
 RunState::RunState(const ExecGraph &g, const RunOptions &opts) : g(g), opts(opts) {
@@ -197,6 +205,14 @@ RunState::RunState(const ExecGraph &g, const RunOptions &opts) : g(g), opts(opts
     fetchesOf.resize(g.numNodes());
     for (size_t i = 0; i < opts.fetches.size(); ++i)
       fetchesOf[opts.fetches[i].node].push_back({opts.fetches[i].port, (int32_t)i});
+  }
+  exitOfSwitch.assign(g.numNodes(), -1);
+  for (ExecFrameId f = 0; f < (ExecFrameId)g.numFrames(); ++f) {
+    const std::vector<ExecNodeId> &exits = g.framePlan(f).exits;
+    for (size_t k = 0; k < exits.size(); ++k)
+      if (const ExecNode &e = g.node(exits[k]); !e.inputs.empty() && e.inputs[0].port == 0 &&
+                                                g.plan(e.inputs[0].node).kind == ExecKind::Switch)
+        exitOfSwitch[e.inputs[0].node] = (int32_t)k;
   }
 }
 
@@ -264,6 +280,7 @@ FrameInst *RunState::findOrCreateChild(FrameInst *parent, int64_t iter, ExecFram
   f->iterations.assign(f->maxIterations + 1, nullptr);
   f->setIteration(0, newIteration(staticId));
   f->exitFired.assign(fp.exits.size(), 0);
+  f->exitArmed.assign(fp.exits.size(), 0);
   parent->children.emplace(key, f);
   parent->iteration(iter)->outstandingFrames++;
   ++result.stats.framesCreated;
@@ -314,15 +331,18 @@ void RunState::cleanupIterations(FrameInst *f, std::vector<Tagged> &ready) {
 void RunState::deleteFrame(FrameInst *f, std::vector<Tagged> &ready) {
   FrameInst *parent = f->parent;
   int64_t parentIter = f->parentIter;
-  // An Exit that never fired belongs to a loop that never ran live (it was entered with dead
-  // tokens, e.g. in the untaken branch of an if): its consumers get a dead token.
-  // In a loop that ran live, an Exit that never fired means a value of the loop died mid-run
+  // An Exit that never fired belongs to a loop variable that was never live here (the loop was
+  // entered with dead tokens, e.g. in the untaken branch of an if, or its predicate was dead, as
+  // in the body of a loop that runs no iteration): its consumers get a dead token.
+  // An Exit whose Switch fired live but that never fired means a value of the loop died mid-run
   // (a dead NextIteration ends the loop early): its consumers would silently never run.
   const std::vector<ExecNodeId> &exits = g.framePlan(f->staticId).exits;
   Entry dead;
   for (size_t k = 0; k < exits.size(); ++k) {
     if (f->exitFired[k]) continue;
-    if (f->ranLive)
+    const ExecNode &e = g.node(exits[k]);
+    bool viaSwitch = !e.inputs.empty() && exitOfSwitch[e.inputs[0].node] == (int32_t)k;
+    if (viaSwitch ? f->exitArmed[k] : f->ranLive)
       recordIncomplete(exits[k], "loop '" + g.frame(f->staticId).name +
                                      "' ran but ended without it (a value of the loop died in an iteration)");
     activate(parent, parentIter, exits[k], &dead, true, false, ready);
@@ -437,6 +457,8 @@ void RunState::propagate(const Tagged &t, Entry *outs, std::vector<Tagged> &read
     activate(f, t.iterNum + 1, t.node, outs, false, true, ready);
     break;
   default:
+    if (!t.dead && p.kind == ExecKind::Switch)
+      if (int32_t k = exitOfSwitch[t.node]; k >= 0) f->exitArmed[k] = 1;
     activate(f, t.iterNum, t.node, outs, t.dead, true, ready);
     break;
   }
