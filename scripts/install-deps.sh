@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build git
   llvm-19-dev llvm-19-tools libedit-dev
   antlr4 libantlr4-runtime-dev default-jre-headless
-  libopenblas-dev zlib1g-dev
+  libopenblas-dev zlib1g-dev lld
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-numpy python3-torch
   dataset-fashion-mnist
