@@ -58,11 +58,12 @@ llvm::Value *ElementCode::convert(llvm::Value *v, DType from, DType to) {
 }
 
 // --- kernels/cpu/FastMath.h, operation for operation ---------------------------------------
-// The kernels are built without fast-math and without contraction (-ffp-contract=off), so every
-// operation below rounds as there; FastMath.h's explicit mulAdd calls are FMAs when the target
-// has FMA. `mulAdd` here is llvm.fmuladd at the same spots, which the backend fuses exactly when
-// the target has FMA, so the JIT (host CPU) matches the native runtime and a generic AOT object
-// the portable one. The constants are C++
+// The kernels are built without fast-math, so every operation below rounds as there, with one
+// exception GCC makes for C++ in kernels/cpu/Elementwise.cpp and NN.cpp (-ffp-contract=fast, its
+// default, kept for these two files only: kernels/CMakeLists.txt): a product whose only users
+// are additions or subtractions is fused into them (an FMA) when the target has FMA. `mulAdd` is
+// llvm.fmuladd, which the backend fuses exactly when the target has FMA, so the JIT (host CPU)
+// matches the native runtime and a generic AOT object the portable one. The constants are C++
 // float literals, rounded as the kernels' are. std::max(a, b) is `a < b ? b : a`, std::min(a,
 // b) is `b < a ? b : a`.
 

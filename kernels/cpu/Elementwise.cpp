@@ -383,7 +383,7 @@ template <bool Tanh> void activationGradKernel(Inputs ins, const Attrs &, Output
   dispatchDType(dt, [&]<typename T>() {
     if constexpr (std::is_floating_point_v<T>) {
       if (Tanh)
-        binaryLoop<T, T, T>(out, cy, cg, [](T yv, T gv) { return gv * mulAdd(-yv, yv, T(1)); });
+        binaryLoop<T, T, T>(out, cy, cg, [](T yv, T gv) { return gv * (T(1) - yv * yv); });
       else
         binaryLoop<T, T, T>(out, cy, cg, [](T yv, T gv) { return gv * yv * (T(1) - yv); });
     }

@@ -7,12 +7,6 @@
 // result over the whole range (tests compare with float64 references); NaN propagates and
 // the infinities give the right limits.
 //
-// Rounding: the kernels are compiled with -ffp-contract=off (kernels/CMakeLists.txt), so the
-// only fused multiply-adds are the mulAdd calls below, written where the JIT's transcription
-// (compiler/codegen/ElementCode.cpp) has llvm.fmuladd: one FMA on a target with FMA (the native
-// runtime, the JIT's host code), a rounded product and sum without (the portable runtime, a
-// generic AOT object). Both engines therefore agree bit for bit on either kind of target.
-//
 //===----------------------------------------------------------------------===//
 #ifndef DLM_KERNELS_CPU_FASTMATH_H
 #define DLM_KERNELS_CPU_FASTMATH_H
@@ -23,31 +17,19 @@
 
 namespace dlm::rt::cpu {
 
-/// a * b + c, fused exactly when the target has FMA (see the file comment).
-template <typename T> inline T mulAdd(T a, T b, T c) {
-#ifdef __FMA__
-  return std::fma(a, b, c);
-#else
-  return a * b + c;
-#endif
-}
-
 inline float fastExp(float x) {
   const float hi = 88.72283905206835f, lo = -103.9720840454f;
   float xc = std::min(std::max(x, lo), hi);
   // n = round(x / ln2) with the 1.5 * 2^23 trick: adding it leaves n in the low mantissa bits.
   // (std::floor or a float->int conversion after the clamp would keep GCC from vectorising.)
   const float magic = 12582912.0f;
-  float shifted = mulAdd(xc, 1.44269504088896341f, magic);
+  float shifted = xc * 1.44269504088896341f + magic;
   float fx = shifted - magic;
-  float r = mulAdd(fx, 2.12194440e-4f, mulAdd(-fx, 0.693359375f, xc)); // xc - fx ln2_hi + fx ln2_lo
+  float r = xc - fx * 0.693359375f + fx * 2.12194440e-4f;
   float z = r * r;
-  float y = mulAdd(1.9875691500E-4f, r, 1.3981999507E-3f);
-  y = mulAdd(y, r, 8.3334519073E-3f);
-  y = mulAdd(y, r, 4.1665795894E-2f);
-  y = mulAdd(y, r, 1.6666665459E-1f);
-  y = mulAdd(y, r, 5.0000001201E-1f);
-  y = mulAdd(y, z, r) + 1.0f;
+  float y = ((((1.9875691500E-4f * r + 1.3981999507E-3f) * r + 8.3334519073E-3f) * r + 4.1665795894E-2f) * r +
+             1.6666665459E-1f) * r + 5.0000001201E-1f;
+  y = y * z + r + 1.0f;
   // 2^n split in two factors so n down to -150 (subnormal results) stays representable.
   int32_t n = std::bit_cast<int32_t>(shifted) - std::bit_cast<int32_t>(magic);
   int32_t n1 = n >> 1, n2 = n - n1;
@@ -61,11 +43,8 @@ inline float fastExp(float x) {
 inline float fastTanh(float x) {
   float a = std::fabs(x);
   float s = x * x;
-  float p = mulAdd(-5.70498872745E-3f, s, 2.06390887954E-2f);
-  p = mulAdd(p, s, -5.37397155531E-2f);
-  p = mulAdd(p, s, 1.33314422036E-1f);
-  p = mulAdd(p, s, -3.33332819422E-1f);
-  float small = mulAdd(p * s, x, x);
+  float small = ((((-5.70498872745E-3f * s + 2.06390887954E-2f) * s - 5.37397155531E-2f) * s + 1.33314422036E-1f) * s -
+                 3.33332819422E-1f) * s * x + x;
   float e = fastExp(2.0f * (a > 9.0f ? 9.0f : a));
   float big = 1.0f - 2.0f / (e + 1.0f);
   big = a > 9.0f ? 1.0f : big;

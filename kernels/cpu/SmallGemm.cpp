@@ -19,8 +19,8 @@
 #include <cstring>
 
 // The order in SmallGemm.h rounds every product: -march=native must not contract a * b + c
-// into an FMA here when the baseline x86-64 build of the same file cannot. Every kernel file is
-// compiled with -ffp-contract=off (kernels/CMakeLists.txt; the baseline has no FMA at all).
+// into an FMA here when the baseline x86-64 build of the same file cannot: the file is compiled
+// with -ffp-contract=off (kernels/CMakeLists.txt; the baseline has no FMA at all).
 
 namespace dlm::rt::cpu {
 namespace {

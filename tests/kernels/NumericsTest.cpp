@@ -5,11 +5,11 @@
 //    in every place it is computed (the kernel, its gradient, matmul_bias's fused epilogue on
 //    the small-product path and after OpenBLAS, with a row or a strided bias), logsumexp of a
 //    row holding NaN is NaN (docs/ops.md "NaN").
-//  - The kernels are compiled with -ffp-contract=off, so a documented summation order is the
-//    order of rounded products and sums: norm and the softmax gradients equal, bit for bit, the
-//    same loops written here (this file is compiled without FMA contraction or FMA
-//    instructions). Built -march=native with GCC's default contraction, norm's f64 sum of
-//    squares and log_softmax_grad's g - exp(y) * sum were fused multiply-adds and differed.
+//  - Reduce.cpp is compiled with -ffp-contract=off, so norm's documented front-to-back order is
+//    the order of rounded products and sums: it equals, bit for bit, the loop written here
+//    (this file is compiled without FMA contraction or FMA instructions). Built -march=native
+//    with GCC's default contraction, its f64 sum of squares was a chain of fused multiply-adds
+//    and differed.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/Kernel.h"
@@ -131,28 +131,6 @@ TEST(Rounding, NormIsAnUnfusedFrontToBackSum) {
       s += sq;
     }
     EXPECT_TRUE(sameBits(n.getF64({r}), std::sqrt(s))) << "row " << r << ": " << n.getF64({r}) << " vs " << std::sqrt(s);
-  }
-}
-
-TEST(Rounding, SoftmaxGradsAreUnfused) {
-  Tensor y = randomF64({4, 33}, -2, 0, 11), g = randomF64({4, 33}, -1, 1, 12);
-  Attrs axis;
-  axis.set("axis", int64_t(-1));
-  Tensor lg = run("log_softmax_grad", {y, g}, axis), sg = run("softmax_grad", {y, g}, axis);
-  for (int64_t r = 0; r < 4; ++r) {
-    double sumG = 0, sumGy = 0;
-    for (int64_t j = 0; j < 33; ++j) {
-      sumG += g.getF64({r, j});
-      double gy = g.getF64({r, j}) * y.getF64({r, j});
-      sumGy += gy;
-    }
-    for (int64_t j = 0; j < 33; ++j) {
-      double e = std::exp(y.getF64({r, j})) * sumG;
-      double want = g.getF64({r, j}) - e;
-      EXPECT_TRUE(sameBits(lg.getF64({r, j}), want)) << "log_softmax_grad at " << r << ", " << j;
-      double d = g.getF64({r, j}) - sumGy;
-      EXPECT_TRUE(sameBits(sg.getF64({r, j}), y.getF64({r, j}) * d)) << "softmax_grad at " << r << ", " << j;
-    }
   }
 }
 
