@@ -869,7 +869,12 @@ void Reverse::sweepCheckpoint(Level &level, ssa::Operation &call) {
     recompute->parent = &level;
     recompute->fwd = recompute->bwd = level.bwd;
     recompute->sameBlock = true;
-    recompute->adj = level.adj;
+    // The recomputation's adjoints are its own: only its parameters' reach `level` (below).
+    // Left in the level's map, the values of the recomputation, which live in the backward
+    // block, would look to an enclosing loop or `if` like values from outside it, and get an
+    // accumulator or an `if` result each, whose zeros (zeros_like of the value where its shape
+    // is known only at run time) would be made where the value does not exist.
+    recompute->adj = &recompute->ownAdj;
     recompute->cursor = level.cursor;
     at = recompute.get();
   }
