@@ -262,8 +262,14 @@ ssa::Value *Reverse::exportValue(const ssa::Value *v, Level &level) {
     return const_cast<ssa::Value *>(v);
   if (auto it = level.visible.find(v); it != level.visible.end())
     return it->second;
-  ssa::Value *out = level.kind == Level::Kind::IfSide ? exportFromIf(v, level)
-                                                      : exportFromLoop(v, level);
+  ssa::Value *out = nullptr;
+  if (level.kind == Level::Kind::LoopBody)
+    out = exportFromLoop(v, level);
+  else if (loopAroundIfs(level) && v->type.isTensor() && !v->type.staticNumElements() &&
+           !stackValues.count(v))
+    out = exportFromIfInLoop(v, level);
+  else
+    out = exportFromIf(v, level);
   level.visible[v] = out;
   return out;
 }
@@ -288,6 +294,70 @@ ssa::Value *Reverse::exportFromIf(const ssa::Value *v, Level &level) {
   if (stackValues.count(v))
     stackValues.insert(r);
   return primal(r, *level.parent);
+}
+
+Level *Reverse::loopAroundIfs(Level &level) {
+  Level *l = &level;
+  while (l->kind == Level::Kind::IfSide)
+    l = l->parent;
+  return l->kind == Level::Kind::LoopBody && !l->sameBlock ? l : nullptr;
+}
+
+ssa::Value *Reverse::exportFromIfInLoop(const ssa::Value *v, Level &level) {
+  Level &loopLevel = *loopAroundIfs(level);
+  ssa::Operation &loop = *loopLevel.fwdOp;
+  // Forward: an empty stack before the loop, carried by it; the innermost `if` pushes v on its
+  // side, and every `if` out to the loop body passes the stack through unchanged on its other
+  // side.
+  Attrs attrs;
+  attrs["dtype"] = v->type.dtype();
+  attrs["rank"] = int64_t(v->type.rank());
+  ssa::Block &outer = *loop.parent;
+  ssa::Value *empty =
+      makeOp(outer, indexIn(outer, &loop), "stack_new", {}, attrs, loop.loc, std::nullopt);
+  LoopParts parts = loopParts(loop);
+  loop.operands.push_back(empty);
+  ssa::Value *header = newHeader(loop, empty->type, loop.loc);
+  argBlocks[header] = parts.body;
+  ssa::Value *inner = nullptr;
+  for (Level *l = &level; l != &loopLevel; l = l->parent) {
+    ssa::Operation &ifOp = *l->fwdOp;
+    while (ifOp.regions.size() < 2) {
+      ssa::Region &r = ifOp.addRegion();
+      makeStructural(ssa::OpKind::Yield, ifOp.loc, *r.block, {});
+    }
+    ssa::Block &b = *ifOp.regions[size_t(l->side)]->block;
+    if (!inner)
+      inner = makeOp(b, b.ops.size() - 1, "stack_push", {header, const_cast<ssa::Value *>(v)},
+                     {}, ifOp.loc, std::nullopt);
+    b.terminator()->operands.push_back(inner);
+    ssa::Block &other = *ifOp.regions[size_t(1 - l->side)]->block;
+    other.terminator()->operands.push_back(header);
+    inner = ifOp.addResult(empty->type);
+  }
+  parts.body->terminator()->operands.push_back(inner);
+  ssa::Value *stack = loop.addResult(empty->type);
+  stackValues.insert(stack);
+  ssa::Value *stackOutside = primal(stack, *loopLevel.parent);
+  // Backward: the backward loop carries the stack; the innermost backward `if` pops it on v's
+  // side first thing, and each backward `if` hands on the stack like the forward ones (sweepIf):
+  // the outermost one's result is the loop's next stack.
+  ssa::Operation &bwd = *loopLevel.bwdLoop;
+  bwd.operands.push_back(stackOutside);
+  ssa::Value *bwdHeader = newHeader(bwd, stackOutside->type, loop.loc);
+  argBlocks[bwdHeader] = loopLevel.bwd;
+  auto prefixOp = [&](const char *name, std::optional<Type> type) {
+    ssa::Value *r = makeOp(*level.bwd, level.prefix++, name, {bwdHeader}, {}, v->loc, type);
+    if (level.cursor)
+      ++*level.cursor;
+    return r;
+  };
+  ssa::Value *top = prefixOp("stack_top", v->type);
+  ssa::Value *pop = prefixOp("stack_pop", std::nullopt);
+  for (Level *l = &level; l != &loopLevel; l = l->parent)
+    l->threaded.push_back({loopLevel.next.size(), bwdHeader, l == &level ? pop : nullptr});
+  loopLevel.next.push_back(nullptr); // set by the outermost backward if (sweepIf)
+  return top;
 }
 
 ssa::Value *Reverse::addCarried(ssa::Operation &loop, ssa::Value *init, NextFn next,
@@ -730,19 +800,21 @@ void Reverse::sweepIf(Level &parent, ssa::Operation &ifOp) {
     if (failed)
       return;
   }
-  // The adjoints of values from outside the if, each side's own or zeros, meet in the results.
+  // The adjoints of values from outside the if, each side's own or zeros, meet in the results;
+  // then the stacks of the values saved on one side only (exportFromIfInLoop).
   std::map<std::pair<uint64_t, unsigned>, Leaf> outer;
   for (Level &side : sides)
     for (auto &[key, entry] : side.adj->entries)
       if (!side.fwd || defBlock(entry.first.first) != side.fwd)
         outer.emplace(key, entry.first);
-  if (outer.empty()) {
+  if (outer.empty() && sides[0].threaded.empty() && sides[1].threaded.empty()) {
     parent.bwd->ops.erase(parent.bwd->ops.begin() + ptrdiff_t(indexIn(*parent.bwd, &bwdIf)));
     if (parent.cursor)
       --*parent.cursor;
     return;
   }
-  for (Level &side : sides) {
+  for (int s = 0; s < 2; ++s) {
+    Level &side = sides[s];
     std::vector<ssa::Value *> yields;
     for (auto &[key, leaf] : outer) {
       ssa::Value *g = adjoint(side, leaf);
@@ -750,11 +822,25 @@ void Reverse::sweepIf(Level &parent, ssa::Operation &ifOp) {
         g = zerosOf(side, leaf.first, leaf.second, ifOp.loc);
       yields.push_back(g);
     }
+    for (int t = 0; t < 2; ++t)
+      for (const Level::Threaded &th : sides[t].threaded)
+        yields.push_back(t == s ? th.popped : th.header);
     makeStructural(ssa::OpKind::Yield, ifOp.loc, *side.bwd, yields);
   }
   std::vector<ssa::Value *> results;
   for (auto &[key, leaf] : outer)
     results.push_back(bwdIf.addResult(leafTypes(leaf.first->type)[leaf.second]));
+  for (Level &side : sides)
+    for (const Level::Threaded &th : side.threaded) {
+      ssa::Value *r = bwdIf.addResult(th.header->type);
+      if (parent.kind == Level::Kind::LoopBody) {
+        parent.next[th.nextIndex] = r;
+        continue;
+      }
+      for (Level::Threaded &up : parent.threaded)
+        if (up.nextIndex == th.nextIndex)
+          up.popped = r;
+    }
   size_t k = 0;
   for (auto &[key, leaf] : outer)
     give(parent, leaf, results[k++], ifOp.loc);

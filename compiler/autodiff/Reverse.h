@@ -14,7 +14,10 @@
 //   - defined in an enclosing level, or in a sameBlock level: v itself (values from outside a
 //     loop flow in directly — Zygote's rule);
 //   - defined in an `if` side: the forward `if` gets an extra result (v on that side, undef on
-//     the other) and the backward reads that result one level up;
+//     the other) and the backward reads that result one level up; but when the `if` is in a
+//     loop body (through `if`s only) and v's shape is known only at run time, v is pushed on a
+//     stack of its own on its side only (an undef has no shape to match v's), and the backward
+//     `if` pops it there (exportFromIfInLoop);
 //   - defined in a loop body: the forward loop pushes v onto a stack it carries; the backward
 //     loop carries the stack and pops it at the start of each iteration.
 // Exports are made on first use, so a loop stores exactly what its backward reads. Nested loops
@@ -51,7 +54,7 @@ struct Level {
   ssa::Operation *fwdOp = nullptr; ///< the forward If/While/For owning `fwd`
   int side = 0;                    ///< IfSide: 0 then, 1 else
   ssa::Operation *bwdLoop = nullptr; ///< LoopBody: the backward For
-  size_t prefix = 0;               ///< LoopBody: pops placed at the start of `bwd`
+  size_t prefix = 0;               ///< LoopBody, IfSide: pops placed at the start of `bwd`
   /// When set, backward ops of this level are inserted here (before a backward loop that
   /// needs them) instead of appended.
   std::optional<size_t> cursor;
@@ -60,6 +63,16 @@ struct Level {
   AdjointMap ownAdj;
   /// LoopBody: the backward loop's next values, by carried index (iv excluded).
   std::vector<ssa::Value *> next;
+  /// IfSide in a loop body through `if` sides only: the stacks of values saved on one side
+  /// (exportFromIfInLoop), which the backward `if` threads through: this side yields `popped`
+  /// (the pop, or the inner backward `if`'s result), the other `header`; its result is the
+  /// backward loop's next stack (`next[nextIndex]` of the loop level) or the enclosing side's
+  /// `popped`.
+  struct Threaded {
+    size_t nextIndex;
+    ssa::Value *header, *popped;
+  };
+  std::vector<Threaded> threaded;
 };
 
 class Reverse {
@@ -113,6 +126,9 @@ private:
   ssa::Value *exportValue(const ssa::Value *v, Level &level);
   ssa::Value *exportFromIf(const ssa::Value *v, Level &level);
   ssa::Value *exportFromLoop(const ssa::Value *v, Level &level);
+  ssa::Value *exportFromIfInLoop(const ssa::Value *v, Level &level);
+  /// The loop body that `level` is in through `if` sides only (none: null).
+  Level *loopAroundIfs(Level &level);
   ssa::Value *tripCount(ssa::Operation &loop, Level &parent);
   /// Adds a carried value to a forward loop: `init` (already placed before the loop), a
   /// header, the next value `next` builds before the body's yield, and the loop's new result.
