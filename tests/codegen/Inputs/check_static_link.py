@@ -6,7 +6,9 @@ With DLM_STATIC_LLVM on, dlm, dlmc and dlm-opt are non-PIE executables with LLVM
 OpenBLAS linked in: no libLLVM, libantlr4-runtime or libopenblas among their shared libraries
 (one LLVM per process), no LLVM symbol exported, while dlmir-run (a test tool left on the shared
 libraries) still loads libLLVM. With it off every tool loads libLLVM. In a CUDA build the backend module,
-which the tools dlopen, must find every runtime symbol it needs among dlm's exports."""
+which the tools dlopen, must find every runtime symbol it needs among dlm's exports (or, for the
+C++ runtime's operator new/delete, in a shared library dlm loads: libstdc++ in CUDA builds, the
+sanitizers' run-time library under DLM_SANITIZE)."""
 import os, re, subprocess, sys
 
 build = sys.argv[1]
@@ -18,6 +20,11 @@ failures = []
 def shared_libs(binary):
     out = subprocess.run(["ldd", binary], capture_output=True, text=True, check=True).stdout
     return [line.split()[0] for line in out.splitlines() if line.strip()]
+
+
+def shared_lib_paths(binary):
+    out = subprocess.run(["ldd", binary], capture_output=True, text=True, check=True).stdout
+    return [m.group(1) for m in re.finditer(r"=> (/\S+)", out)]
 
 
 def elf_type(binary):
@@ -57,11 +64,15 @@ if os.path.exists(module):
                          check=True).stdout
     # Versioned names (foo@GLIBC_2.2.5) come from the system libraries, weak ones may stay unset.
     needed = {f[1] for f in (l.split() for l in out.splitlines()) if f[0] == "U" and "@" not in f[1]}
-    missing = sorted(needed - exported(os.path.join(build, "bin", "dlm")))
+    dlm = os.path.join(build, "bin", "dlm")
+    provided = exported(dlm)
+    for lib in shared_lib_paths(dlm):
+        provided |= exported(lib)
+    missing = sorted(needed - provided)
     for name in missing:
         failures.append("dlm does not export %s, which the CUDA backend needs" % name)
     if not missing:
-        print("CUDA backend: the %d runtime symbols it needs are exported by dlm" % len(needed))
+        print("CUDA backend: the %d runtime symbols it needs are exported by dlm or its shared libraries" % len(needed))
 
 for f in failures:
     print("error:", f)
