@@ -425,7 +425,7 @@ struct JitSession::Impl {
     if (!diskOpened) {
       diskOpened = true;
       ObjectCacheConfig config = objectCacheConfigFromEnvironment();
-      if (!config.warning.empty()) diags.warning(config.warning);
+      for (const std::string &warning : config.warnings) diags.warning(warning);
       if (!config.directory.empty())
         disk = std::make_unique<ObjectCache>(std::move(config));
       else if (options.timePasses)
@@ -541,6 +541,8 @@ struct JitSession::Impl {
       key = objectKey(*module, **tm, options.optLevel, large, large ? 0 : options.optLevel);
       timer.lap("cache-key");
       if (int (*entry)() = linkCached(*disk, *key, options.timePasses, timer)) return entry;
+      // An entry another user could have written turned the cache off (ObjectCache.h).
+      if (std::string warning = disk->takeWarning(); !warning.empty()) diags.warning(warning);
     }
     unsigned level = options.optLevel;
     if (large) {

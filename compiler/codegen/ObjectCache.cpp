@@ -11,18 +11,26 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <tuple>
 #include <vector>
 
+#include <dirent.h>
 #include <elf.h>
+#include <fcntl.h>
 #include <link.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace dlm::codegen {
 
@@ -119,7 +127,60 @@ std::optional<uint64_t> parseSize(llvm::StringRef text) {
   return n << shift;
 }
 
+/// "owned by uid N, not by this user (uid M)" or "writable by its group and others (mode 0777)";
+/// "" when neither. A sticky directory may be writable by others: they cannot replace or remove
+/// what the user put there.
+std::string untrusted(uint32_t owner, uint32_t mode, uint32_t uid, bool stickyIsEnough) {
+  if (owner != uid) return "is owned by uid " + std::to_string(owner) + ", not by this user (uid " + std::to_string(uid) + ")";
+  bool group = mode & S_IWGRP, others = mode & S_IWOTH;
+  if (!group && !others) return "";
+  if (stickyIsEnough && (mode & S_ISVTX)) return "";
+  std::string octal;
+  llvm::raw_string_ostream(octal) << llvm::format("%04o", mode & 07777);
+  return std::string("is writable by ") + (group && others ? "its group and others" : group ? "its group" : "others") +
+         " (mode " + octal + (stickyIsEnough ? ", not sticky)" : ")");
+}
+
+/// The warning of a cache that is off for the run because of `reason`.
+std::string offForTheRun(llvm::StringRef reason) { return "the object cache is off for this run: " + reason.str(); }
+
+/// The cache directory, opened, or why it cannot be used.
+struct OpenedDirectory {
+  int fd = -1;
+  std::string off;        ///< why not (fd < 0)
+  bool untrusted = false; ///< because of its owner or mode (a warning), not because it is missing
+};
+
+/// Opens `path` (following symbolic links: the user's choice of place) and checks the owner and
+/// mode of the directory it opened.
+OpenedDirectory openDirectory(llvm::StringRef path) {
+  OpenedDirectory opened;
+  std::string quoted = "'" + path.str() + "'";
+  opened.fd = ::open(path.str().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (opened.fd < 0) {
+    opened.off = errno == ENOTDIR ? quoted + " is not a directory" : "cannot open " + quoted + ": " + std::strerror(errno);
+    return opened;
+  }
+  struct stat status;
+  if (::fstat(opened.fd, &status) != 0)
+    opened.off = "cannot stat " + quoted + ": " + std::strerror(errno);
+  else if (opened.off = untrustedDirectory(path, status.st_uid, status.st_mode, ::geteuid()); !opened.off.empty())
+    opened.untrusted = true;
+  if (!opened.off.empty()) ::close(std::exchange(opened.fd, -1));
+  return opened;
+}
+
 } // namespace
+
+std::string untrustedDirectory(llvm::StringRef path, uint32_t owner, uint32_t mode, uint32_t uid) {
+  std::string why = untrusted(owner, mode, uid, /*stickyIsEnough=*/true);
+  return why.empty() ? why : "directory '" + path.str() + "' " + why;
+}
+
+std::string untrustedEntry(llvm::StringRef path, uint32_t owner, uint32_t mode, uint32_t uid) {
+  std::string why = untrusted(owner, mode, uid, /*stickyIsEnough=*/false);
+  return why.empty() ? why : "entry '" + path.str() + "' " + why;
+}
 
 ObjectCacheConfig objectCacheConfigFromEnvironment() {
   ObjectCacheConfig config;
@@ -127,8 +188,8 @@ ObjectCacheConfig objectCacheConfigFromEnvironment() {
     if (std::optional<uint64_t> bytes = parseSize(size))
       config.maxBytes = *bytes;
     else
-      config.warning = "ignoring DLM_CACHE_MAX_SIZE='" + std::string(size) +
-                       "' (expected bytes, or a number with a K, M or G suffix); the object cache keeps at most 256M";
+      config.warnings.push_back("ignoring DLM_CACHE_MAX_SIZE='" + std::string(size) +
+                                "' (expected bytes, or a number with a K, M or G suffix); the object cache keeps at most 256M");
   }
   llvm::SmallString<256> dir;
   const char *xdg = std::getenv("XDG_CACHE_HOME"), *home = std::getenv("HOME");
@@ -151,10 +212,13 @@ ObjectCacheConfig objectCacheConfigFromEnvironment() {
     config.off = "cannot create '" + dir.str().str() + "': " + ec.message();
     return config;
   }
-  if (!fs::is_directory(dir)) {
-    config.off = "'" + dir.str().str() + "' is not a directory";
+  OpenedDirectory opened = openDirectory(dir);
+  if (opened.fd < 0) {
+    config.off = opened.off;
+    if (opened.untrusted) config.warnings.push_back(offForTheRun(opened.off));
     return config;
   }
+  ::close(opened.fd);
   if (buildIdentity().empty()) {
     config.off = "this dlm binary has no GNU build ID to tell it from another build";
     return config;
@@ -225,27 +289,65 @@ bool isTempName(llvm::StringRef name) {
 
 } // namespace
 
+ObjectCache::ObjectCache(ObjectCacheConfig configuration) : config(std::move(configuration)) {
+  OpenedDirectory opened = openDirectory(config.directory);
+  directoryFd = opened.fd;
+  if (directoryFd < 0) refused = opened.off;
+}
+
+ObjectCache::~ObjectCache() {
+  if (directoryFd >= 0) ::close(directoryFd);
+}
+
 std::string ObjectCache::entryPath(const ObjectKey &key) const {
   llvm::SmallString<256> path(config.directory);
   llvm::sys::path::append(path, keyToHex(key) + kEntrySuffix);
   return path.str().str();
 }
 
+std::string ObjectCache::refusal() const {
+  std::lock_guard<std::mutex> guard(refusalLock);
+  return refused;
+}
+
+std::string ObjectCache::takeWarning() const {
+  std::lock_guard<std::mutex> guard(refusalLock);
+  if (refused.empty() || std::exchange(reported, true)) return "";
+  return offForTheRun(refused);
+}
+
+std::string ObjectCache::refuse(std::string reason) const {
+  std::lock_guard<std::mutex> guard(refusalLock);
+  if (refused.empty()) refused = std::move(reason);
+  return refused;
+}
+
 std::unique_ptr<llvm::MemoryBuffer> ObjectCache::load(const ObjectKey &key, std::string &why) const {
-  std::string path = entryPath(key);
-  int fd = -1;
-  if (std::error_code ec = fs::openFileForRead(path, fd)) {
-    why = ec == std::errc::no_such_file_or_directory ? "no entry" : "cannot open: " + ec.message();
+  if (why = refusal(); !why.empty()) return nullptr;
+  std::string name = keyToHex(key) + kEntrySuffix, path = entryPath(key);
+  // Not through a symbolic link (whoever planted it chose what it points to), and never
+  // blocking on a FIFO planted under the name.
+  int fd = ::openat(directoryFd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    why = errno == ENOENT ? "no entry" : errno == ELOOP ? "a symbolic link, not an entry" : "cannot open: " + std::string(std::strerror(errno));
     return nullptr;
   }
-  auto closeFile = llvm::make_scope_exit([&] { llvm::sys::Process::SafelyCloseFileDescriptor(fd); });
-  fs::file_status status;
-  if (std::error_code ec = fs::status(fd, status)) {
-    why = "cannot stat: " + ec.message();
+  auto closeFile = llvm::make_scope_exit([&] { ::close(fd); });
+  struct stat status;
+  if (::fstat(fd, &status) != 0) {
+    why = "cannot stat: " + std::string(std::strerror(errno));
+    return nullptr;
+  }
+  if (!S_ISREG(status.st_mode)) {
+    why = "not a regular file";
+    return nullptr;
+  }
+  if (std::string distrust = untrustedEntry(path, status.st_uid, status.st_mode, ::geteuid()); !distrust.empty()) {
+    why = refuse(distrust);
     return nullptr;
   }
   // Read, not mapped: a file cut short under a mapping would fault.
-  auto entry = llvm::MemoryBuffer::getOpenFile(fs::convertFDToNativeFile(fd), path, status.getSize(),
+  auto entry = llvm::MemoryBuffer::getOpenFile(fs::convertFDToNativeFile(fd), path, status.st_size,
                                                /*RequiresNullTerminator=*/false, /*IsVolatile=*/true);
   if (!entry) {
     why = "cannot read: " + entry.getError().message();
@@ -260,11 +362,20 @@ std::unique_ptr<llvm::MemoryBuffer> ObjectCache::load(const ObjectKey &key, std:
 }
 
 bool ObjectCache::store(const ObjectKey &key, llvm::StringRef object, std::string &why) const {
-  llvm::SmallString<256> model(config.directory), temp;
-  llvm::sys::path::append(model, keyToHex(key) + "-%%%%%%%%.tmp");
+  if (why = refusal(); !why.empty()) return false;
+  // A new file of a random name (O_EXCL: never one that exists, nor through a symbolic link),
+  // renamed over the entry's name (which replaces a link planted there, never follows it).
+  std::string temp;
   int fd = -1;
-  if (std::error_code ec = fs::createUniqueFile(model, fd, temp, fs::OF_None, fs::owner_read | fs::owner_write)) {
-    why = "cannot create a file in '" + config.directory + "': " + ec.message();
+  for (int attempt = 0; fd < 0 && attempt < 64; ++attempt) {
+    char suffix[16];
+    std::snprintf(suffix, sizeof suffix, "-%08x.tmp", llvm::sys::Process::GetRandomNumber());
+    temp = keyToHex(key) + suffix;
+    fd = ::openat(directoryFd, temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0 && errno != EEXIST) break;
+  }
+  if (fd < 0) {
+    why = "cannot create a file in '" + config.directory + "': " + std::strerror(errno);
     return false;
   }
   {
@@ -272,54 +383,66 @@ bool ObjectCache::store(const ObjectKey &key, llvm::StringRef object, std::strin
     out << entryHeader(key, object) << object;
     out.close();
     if (out.has_error()) {
-      why = "cannot write '" + temp.str().str() + "': " + out.error().message();
+      why = "cannot write '" + config.directory + "/" + temp + "': " + out.error().message();
       out.clear_error();
-      fs::remove(temp);
+      ::unlinkat(directoryFd, temp.c_str(), 0);
       return false;
     }
   }
-  if (std::error_code ec = fs::rename(temp, entryPath(key))) {
-    why = "cannot rename '" + temp.str().str() + "': " + ec.message();
-    fs::remove(temp);
+  std::string name = keyToHex(key) + kEntrySuffix;
+  if (::renameat(directoryFd, temp.c_str(), directoryFd, name.c_str()) != 0) {
+    why = "cannot rename '" + config.directory + "/" + temp + "': " + std::strerror(errno);
+    ::unlinkat(directoryFd, temp.c_str(), 0);
     return false;
   }
   evict();
   return true;
 }
 
-void ObjectCache::remove(const ObjectKey &key) const { fs::remove(entryPath(key)); }
+void ObjectCache::remove(const ObjectKey &key) const {
+  if (directoryFd >= 0) ::unlinkat(directoryFd, (keyToHex(key) + kEntrySuffix).c_str(), 0);
+}
 
 unsigned ObjectCache::evict() const {
   struct Entry {
-    std::string path;
+    std::string name;
     uint64_t size;
-    llvm::sys::TimePoint<> used;
+    struct timespec used;
   };
+  if (directoryFd < 0) return 0;
+  // A DIR of its own (its file offset is shared with directoryFd, which nothing else reads).
+  int listFd = ::dup(directoryFd);
+  DIR *list = listFd < 0 ? nullptr : ::fdopendir(listFd);
+  if (!list) {
+    if (listFd >= 0) ::close(listFd);
+    return 0;
+  }
+  auto closeList = llvm::make_scope_exit([&] { ::closedir(list); });
+  ::rewinddir(list);
   std::vector<Entry> entries;
   uint64_t total = 0;
-  auto now = std::chrono::system_clock::now();
-  std::error_code ec;
-  for (fs::directory_iterator it(config.directory, ec), end; it != end && !ec; it.increment(ec)) {
-    llvm::StringRef name = llvm::sys::path::filename(it->path());
+  time_t anHourAgo = std::time(nullptr) - 3600;
+  while (const struct dirent *item = ::readdir(list)) {
+    llvm::StringRef name = item->d_name;
     bool entry = isEntryName(name);
     if (!entry && !isTempName(name)) continue;
-    fs::file_status status;
-    if (fs::status(it->path(), status)) continue; // removed by another dlm meanwhile
+    struct stat status;
+    if (::fstatat(directoryFd, item->d_name, &status, AT_SYMLINK_NOFOLLOW) != 0) continue; // removed by another dlm meanwhile
     if (!entry) {
-      if (now - status.getLastModificationTime() > std::chrono::hours(1)) fs::remove(it->path());
+      if (status.st_mtime < anHourAgo) ::unlinkat(directoryFd, item->d_name, 0);
       continue;
     }
-    entries.push_back({it->path(), status.getSize(), status.getLastModificationTime()});
-    total += status.getSize();
+    entries.push_back({name.str(), (uint64_t)status.st_size, status.st_mtim});
+    total += status.st_size;
   }
   if (total <= config.maxBytes) return 0;
-  std::sort(entries.begin(), entries.end(),
-            [](const Entry &a, const Entry &b) { return std::tie(a.used, a.path) < std::tie(b.used, b.path); });
+  auto order = [](const Entry &e) { return std::tie(e.used.tv_sec, e.used.tv_nsec, e.name); };
+  std::sort(entries.begin(), entries.end(), [&](const Entry &a, const Entry &b) { return order(a) < order(b); });
   unsigned removed = 0;
   for (const Entry &e : entries) {
     if (total <= config.maxBytes) break;
     // Another dlm may have removed it first: it is gone either way.
-    fs::remove(e.path);
+    ::unlinkat(directoryFd, e.name.c_str(), 0);
     total -= e.size;
     ++removed;
   }

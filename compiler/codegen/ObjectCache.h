@@ -9,7 +9,9 @@
 //
 // Nothing here prints: failures come back as reasons, which the JIT shows under --time-passes
 // only. A missing, corrupt, truncated or foreign entry is a miss; an unusable directory means the
-// program runs uncached.
+// program runs uncached. Entries are machine code that `dlm run` executes, so a directory or an
+// entry another user could have written turns the cache off for the run, with a warning the JIT
+// prints (docs/codegen.md "Trust").
 //
 //===----------------------------------------------------------------------===//
 #ifndef DLM_COMPILER_CODEGEN_OBJECTCACHE_H
@@ -26,6 +28,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace dlm::codegen {
 
@@ -57,36 +60,63 @@ const std::string &buildIdentity();
 struct ObjectCacheConfig {
   std::string directory;               ///< empty: the cache is off (`off` says why)
   std::string off;                     ///< why there is no cache (for --time-passes)
-  std::string warning;                 ///< a malformed DLM_CACHE_MAX_SIZE (reported once)
+  std::vector<std::string> warnings;   ///< to report once: a malformed DLM_CACHE_MAX_SIZE, an untrusted directory
   uint64_t maxBytes = 256ull << 20;    ///< the entries' total size bound
 };
 
 /// The configuration from the environment: $DLM_CACHE_DIR (set and empty: off), else
 /// $XDG_CACHE_HOME/dlm (when absolute), else $HOME/.cache/dlm; $DLM_CACHE_MAX_SIZE (bytes, or
 /// with a K, M or G suffix) bounds the size. The directory is created (mode 0700) when missing;
-/// when it cannot be, the cache is off.
+/// when it cannot be, the cache is off. A directory another user could write is off too, with a
+/// warning.
 ObjectCacheConfig objectCacheConfigFromEnvironment();
+
+/// Why user `uid` must not run code from a cache directory with this owner and mode (st_uid,
+/// st_mode), "" when it may: the directory must be the user's, and writable by no one else
+/// unless it is sticky (then others cannot replace or remove the user's entries). `path` names
+/// it in the reason.
+std::string untrustedDirectory(llvm::StringRef path, uint32_t owner, uint32_t mode, uint32_t uid);
+/// The same for an entry file: the user's, writable by no one else.
+std::string untrustedEntry(llvm::StringRef path, uint32_t owner, uint32_t mode, uint32_t uid);
 
 /// The entries of one cache directory. Entries are written to a temporary file in the directory
 /// and renamed over their name, so a reader (another dlm process) sees a whole entry or none.
+///
+/// The directory is opened once, when the cache is made, and its owner and mode checked on
+/// that open directory; every entry is then opened, written, renamed and removed relative to it
+/// (openat), so a directory swapped in under the same path later is never used, and an entry is
+/// opened without following a symbolic link. An entry that belongs to another user (or is
+/// writable by one) turns the cache off for the rest of the run: `refusal()` says why, and
+/// later loads and stores fail with that reason.
 class ObjectCache {
 public:
   /// Entry files: "<64 hex digits of the key>" + kEntrySuffix.
   static constexpr const char *kEntrySuffix = ".dlmobj";
 
-  explicit ObjectCache(ObjectCacheConfig config) : config(std::move(config)) {}
+  explicit ObjectCache(ObjectCacheConfig config);
+  ~ObjectCache();
+  ObjectCache(const ObjectCache &) = delete;
+  ObjectCache &operator=(const ObjectCache &) = delete;
 
   const std::string &directory() const { return config.directory; }
   std::string entryPath(const ObjectKey &key) const;
 
   /// The object stored under `key`, or null on a miss; `why` then says what was there (no entry,
-  /// or a truncated, corrupt or foreign file). A hit sets the entry's modification time to now
-  /// (eviction removes the least recently used entries first).
+  /// a symbolic link, or a truncated, corrupt or foreign file). A hit sets the entry's
+  /// modification time to now (eviction removes the least recently used entries first).
   std::unique_ptr<llvm::MemoryBuffer> load(const ObjectKey &key, std::string &why) const;
 
-  /// Stores `object` under `key` (replacing what is there), then evicts. Returns false, with
-  /// `why`, when the entry could not be written.
+  /// Stores `object` under `key` (replacing what is there, a symbolic link included, never
+  /// writing through one), then evicts. Returns false, with `why`, when the entry could not be
+  /// written (a read-only directory, a full disk).
   bool store(const ObjectKey &key, llvm::StringRef object, std::string &why) const;
+
+  /// Why the cache is off for this run, "" while it is on: its directory could not be opened,
+  /// or it or an entry could have been written by another user.
+  std::string refusal() const;
+  /// The refusal, the first time it is asked for once the cache is off (the JIT reports it as
+  /// a warning); "" otherwise.
+  std::string takeWarning() const;
 
   /// Removes the entry of `key` (one that failed to link).
   void remove(const ObjectKey &key) const;
@@ -97,7 +127,14 @@ public:
   unsigned evict() const;
 
 private:
+  /// Turns the cache off for the run (the first reason stays); returns the reason in effect.
+  std::string refuse(std::string reason) const;
+
   ObjectCacheConfig config;
+  int directoryFd = -1; ///< the directory, opened and checked once
+  mutable std::mutex refusalLock;
+  mutable std::string refused;   ///< why the cache is off ("" while on)
+  mutable bool reported = false; ///< takeWarning() has handed `refused` out
 };
 
 /// Copies of the objects the JIT's compiler produced, for a module the session asked for (a miss
