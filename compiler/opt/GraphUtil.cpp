@@ -96,6 +96,14 @@ PassResult sweepDead(Graph &g, PassContext &ctx, const std::vector<bool> &live, 
   return PassResult::Changed;
 }
 
+PassResult finishRewrite(Graph &g, bool changed, std::vector<bool> keep) {
+  if (!changed)
+    return PassResult::Unchanged;
+  keep.resize(g.numNodes(), true);
+  g.compact(keep);
+  return PassResult::Changed;
+}
+
 void renumberNodes(Graph &g, const std::vector<NodeId> &order) {
   std::vector<NodeId> newId(order.size());
   for (NodeId k = 0; k < order.size(); ++k)

@@ -47,6 +47,26 @@ std::vector<bool> markLiveFrom(const graph::Graph &g, const std::vector<graph::N
 PassResult sweepDead(graph::Graph &g, PassContext &ctx, const std::vector<bool> &live,
                      const char *counter);
 
+/// What a pass that rewrites the graph in place starts from: the graph, its context, and every
+/// node's data and control users as they were when the pass began (the pass keeps them true for
+/// what it reads). Passes written as a class derive from it.
+class GraphRewrite {
+public:
+  GraphRewrite(graph::Graph &g, PassContext &ctx)
+      : g(g), ctx(ctx), uses(g.dataUses()), controlUses(g.controlUses()) {}
+
+protected:
+  graph::Graph &g;
+  PassContext &ctx;
+  std::vector<std::vector<graph::Use>> uses;
+  std::vector<std::vector<graph::NodeId>> controlUses;
+};
+
+/// The end of a rewrite that marked in `keep` the nodes it replaced (one entry per node when
+/// `keep` was made; nodes added since are kept): Unchanged when `changed` is false, otherwise
+/// the unmarked nodes go, the rest are renumbered in order, and the answer is Changed.
+PassResult finishRewrite(graph::Graph &g, bool changed, std::vector<bool> keep);
+
 /// Renumbers the nodes so that node `order[k]` gets id k (`order` is a permutation of the
 /// ids), updating every edge. Deterministic schedules break ties by id (Graph::topologicalOrder),
 /// so this is how a pass says where new nodes belong.

@@ -143,11 +143,10 @@ struct Role {
   bool activationResult = false;
 };
 
-class LayoutPass {
+class LayoutPass : GraphRewrite {
 public:
   LayoutPass(Graph &g, PassContext &ctx)
-      : g(g), ctx(ctx), uses(g.dataUses()), controlUses(g.controlUses()), placedAfter(g.numNodes()),
-        cancelled(g.numNodes(), false) {}
+      : GraphRewrite(g, ctx), placedAfter(g.numNodes()), cancelled(g.numNodes(), false) {}
 
   PassResult run() {
     for (const Node &n : g.nodes())
@@ -188,10 +187,6 @@ public:
   }
 
 private:
-  Graph &g;
-  PassContext &ctx;
-  std::vector<std::vector<Use>> uses;
-  std::vector<std::vector<NodeId>> controlUses;
   std::vector<Role> roles;
   /// The nodes this pass made, by the node whose value they convert.
   std::vector<std::vector<NodeId>> placedAfter;

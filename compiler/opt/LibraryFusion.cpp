@@ -45,10 +45,9 @@ const char *fusedOpFor(const std::string &op) {
   return nullptr;
 }
 
-class LibraryFuser {
+class LibraryFuser : GraphRewrite {
 public:
-  LibraryFuser(Graph &g, PassContext &ctx)
-      : g(g), ctx(ctx), uses(g.dataUses()), controlUses(g.controlUses()), keep(g.numNodes(), true) {}
+  LibraryFuser(Graph &g, PassContext &ctx) : GraphRewrite(g, ctx), keep(g.numNodes(), true) {}
 
   PassResult run() {
     std::optional<std::vector<NodeId>> order = g.topologicalOrder();
@@ -61,17 +60,10 @@ public:
       else if (g.node(id).op == "relu")
         changed |= fuseRelu(id);
     }
-    if (!changed)
-      return PassResult::Unchanged;
-    g.compact(keep);
-    return PassResult::Changed;
+    return finishRewrite(g, changed, keep);
   }
 
 private:
-  Graph &g;
-  PassContext &ctx;
-  std::vector<std::vector<Use>> uses;
-  std::vector<std::vector<NodeId>> controlUses;
   std::vector<bool> keep;
 
   /// `v`'s producer is read only by `user` (once) and runs in user's frame.

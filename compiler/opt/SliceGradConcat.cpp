@@ -48,10 +48,9 @@ struct Window {
 };
 
 
-class SliceGradConcatenator {
+class SliceGradConcatenator : GraphRewrite {
 public:
-  SliceGradConcatenator(Graph &g, PassContext &ctx)
-      : g(g), ctx(ctx), uses(g.dataUses()), controlUses(g.controlUses()) {}
+  using GraphRewrite::GraphRewrite;
 
   PassResult run() {
     bool changed = false;
@@ -63,11 +62,6 @@ public:
   }
 
 private:
-  Graph &g;
-  PassContext &ctx;
-  std::vector<std::vector<Use>> uses;
-  std::vector<std::vector<NodeId>> controlUses;
-
   bool isPlainAdd(NodeId id, const Type &t) const {
     const Node &n = g.node(id);
     return n.op == "add" && n.inputs.size() == 2 && n.results.size() == 1 && n.results[0] == t &&

@@ -71,11 +71,7 @@ public:
         changed = true;
       }
     }
-    if (!changed)
-      return PassResult::Unchanged;
-    keep.resize(g.numNodes(), true);
-    g.compact(keep);
-    return PassResult::Changed;
+    return finishRewrite(g, changed, std::move(keep));
   }
 
 private:

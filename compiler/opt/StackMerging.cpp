@@ -68,10 +68,9 @@ bool hasOneRow(const Type &t) {
   return true;
 }
 
-class StackMerger {
+class StackMerger : GraphRewrite {
 public:
-  StackMerger(Graph &g, PassContext &ctx)
-      : g(g), ctx(ctx), uses(g.dataUses()), controlUses(g.controlUses()) {}
+  using GraphRewrite::GraphRewrite;
 
   PassResult run() {
     std::map<GroupKey, std::vector<SimpleStack>> groups;
@@ -90,18 +89,10 @@ public:
         merge(stacks, keep);
         changed = true;
       }
-    if (!changed)
-      return PassResult::Unchanged;
-    keep.resize(g.numNodes(), true);
-    g.compact(keep);
-    return PassResult::Changed;
+    return finishRewrite(g, changed, std::move(keep));
   }
 
 private:
-  Graph &g;
-  PassContext &ctx;
-  std::vector<std::vector<Use>> uses;
-  std::vector<std::vector<NodeId>> controlUses;
 
   /// The stack made by `stackNew` when its web has the simple shape of step 1.
   std::optional<SimpleStack> asSimple(NodeId stackNew) {
