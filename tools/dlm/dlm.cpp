@@ -26,6 +26,7 @@ static void printHelp(llvm::raw_ostream &os) {
      << "runs again without LLVM compiling it. Directory: $DLM_CACHE_DIR, else $XDG_CACHE_HOME/dlm,\n"
      << "else $HOME/.cache/dlm; DLM_CACHE_DIR= (empty) turns it off. At most $DLM_CACHE_MAX_SIZE\n"
      << "(bytes, or with a K, M or G suffix; default 256M), least recently used entries removed first.\n"
+     << "A directory or entry another user owns or could write is not used (a warning says so).\n"
      << "--time-passes says whether a run hit it.\n"
      << "\nEXIT STATUS: 0 ok, 1 error in the program, 2 bad command line, 70 internal error\n";
 }
