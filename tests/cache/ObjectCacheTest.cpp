@@ -271,6 +271,19 @@ TEST(ObjectCacheTrust, ASymbolicLinkIsNeverFollowed) {
   EXPECT_EQ(object->getBuffer(), "object a");
 }
 
+TEST(ObjectCacheTrust, AFifoInPlaceOfAnEntryIsAMissThatNeverBlocks) {
+  TempDir dir;
+  ObjectCache cache = cacheIn(dir.str());
+  std::string why, entry = cache.entryPath(keyOf("a"));
+  ASSERT_EQ(mkfifo(entry.c_str(), 0600), 0);
+  EXPECT_EQ(cache.load(keyOf("a"), why), nullptr); // opened without a writer: would block
+  EXPECT_EQ(why, "not a regular file");
+  ASSERT_TRUE(cache.store(keyOf("a"), "object a", why)) << why;
+  auto object = cache.load(keyOf("a"), why);
+  ASSERT_NE(object, nullptr) << why;
+  EXPECT_EQ(object->getBuffer(), "object a");
+}
+
 TEST(ObjectCacheTrust, AWriteThatFailsLeavesNoFile) {
   TempDir dir;
   ObjectCache cache = cacheIn(dir.str());
