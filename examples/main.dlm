@@ -1,6 +1,6 @@
 # examples/main.dlm — a small tour of the language: every construct the frontend knows.
-# `make run` runs it (`dlm run examples/main.dlm`); `dlmc --emit=ast examples/main.dlm` shows
-# how it parses.
+# `dlm run examples/main.dlm` runs it (tests/e2e checks that both engines print the same);
+# `dlmc --emit=ast examples/main.dlm` shows how it parses.
 import nn
 
 # A function with annotated parameters (a symbolic batch dimension B), a default value and

@@ -29,6 +29,19 @@ def adam(params, grads, state, lr=0.001, b1=0.9, b2=0.999, eps=1e-8):
     vhat = v / (1.0 - b2 ** t)
     return params - lr * mhat / (sqrt(vhat) + eps), (m, v, t)
 
+# Adam's state as tensors only, for a checkpoint: save() writes tensors, and t is an int, so
+# it goes in as a 0-d i64 tensor. save(path, (params, optim.adam_state_to_tensors(state)))
+# writes a checkpoint that training can resume from (examples/resume_training.dlm).
+def adam_state_to_tensors(state):
+    m, v, t = state
+    return m, v, full((), t, dtype=i64)
+
+# The inverse: a state read back with
+# load(path, like=optim.adam_state_to_tensors(optim.adam_init(params))), ready for adam().
+def adam_state_from_tensors(saved):
+    m, v, t = saved
+    return m, v, int(t)
+
 # AdamW (Loshchilov & Hutter): Adam with decoupled weight decay; same state as adam.
 def adamw(params, grads, state, lr=0.001, b1=0.9, b2=0.999, eps=1e-8, weight_decay=0.01):
     decayed = params - (lr * weight_decay) * params
