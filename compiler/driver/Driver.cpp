@@ -3,6 +3,7 @@
 
 #include "compiler/codegen/Codegen.h"
 #include "compiler/engine/Engine.h"
+#include "runtime/Threads.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -45,13 +46,22 @@ int executeProgram(Compilation &compilation, const RunOptions &options) {
   }
   // Flush what the compiler printed before the program's own output starts.
   llvm::outs().flush();
-  if (options.engine == Engine::Graph)
-    return engine::runGraph(*graph, compilation.getDiagnostics());
-  codegen::CodegenOptions codegenOptions;
-  codegenOptions.optLevel = compilation.getOptions().optLevel;
-  codegenOptions.timePasses = compilation.getOptions().timePasses;
-  codegenOptions.objectCache = options.objectCache;
-  return codegen::runJit(*graph, compilation.getDiagnostics(), codegenOptions);
+  int status;
+  if (options.engine == Engine::Graph) {
+    status = engine::runGraph(*graph, compilation.getDiagnostics());
+  } else {
+    codegen::CodegenOptions codegenOptions;
+    codegenOptions.optLevel = compilation.getOptions().optLevel;
+    codegenOptions.timePasses = compilation.getOptions().timePasses;
+    codegenOptions.objectCache = options.objectCache;
+    status = codegen::runJit(*graph, compilation.getDiagnostics(), codegenOptions);
+  }
+  // Who still holds a thread after the run (OpenBLAS's workers start only for a product it
+  // threads: runtime/Threads.h).
+  if (compilation.getOptions().timePasses)
+    llvm::errs() << "threads: " << rt::processThreads() << " in the process after the run, OpenBLAS set to "
+                 << rt::openBlasThreads() << " (policy " << rt::blasThreads() << ")\n";
+  return status;
 }
 
 } // namespace dlm

@@ -17,6 +17,7 @@
 #include "kernels/cpu/CpuKernels.h"
 #include "kernels/cpu/SmallGemm.h"
 #include "runtime/Strided.h"
+#include "runtime/Threads.h"
 
 #include <cblas.h>
 
@@ -325,6 +326,7 @@ bool smallBlasGemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, co
 void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
           const float *b, int64_t ldb, float beta, float *c, int64_t ldc) {
   if (smallBlasGemm(transA, transB, m, n, k, a, lda, b, ldb, beta, c, ldc)) return;
+  beforeBlasProduct(m, n, k);
   cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans,
               m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
 }
@@ -332,6 +334,7 @@ void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const float
 void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const double *a, int64_t lda,
           const double *b, int64_t ldb, double beta, double *c, int64_t ldc) {
   if (smallBlasGemm(transA, transB, m, n, k, a, lda, b, ldb, beta, c, ldc)) return;
+  beforeBlasProduct(m, n, k);
   cblas_dgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans,
               m, n, k, 1.0, a, lda, b, ldb, beta, c, ldc);
 }
