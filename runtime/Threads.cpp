@@ -26,30 +26,41 @@
 #include <mutex>
 #include <thread>
 
+#include <unistd.h>
+
 // OpenBLAS's initialiser: exported by its static and shared libraries though not declared in
 // cblas.h; it returns at once when it has run. Weak, so that a BLAS without it still links.
 extern "C" void gotoblas_init(void) __attribute__((weak));
 
 namespace {
 
-/// Initialises OpenBLAS with OPENBLAS_NUM_THREADS=1, then puts the variable back as it was.
-/// It runs from .preinit_array: before every constructor of a static executable (OpenBLAS's
-/// among them) and before the constructors of the shared libraries a dynamic one loads, so
-/// OpenBLAS starts no threads whichever way it is linked.
-void initBlasSingleThreaded(int, char **, char **) {
+/// Initialises OpenBLAS as the environment says but with OPENBLAS_NUM_THREADS=1. It runs from
+/// .preinit_array: before every constructor of a static executable (OpenBLAS's among them) and
+/// before the constructors of the shared libraries a dynamic one loads, so OpenBLAS starts no
+/// threads whichever way it is linked. There, in a dynamic executable, libc has not set
+/// `environ` yet (its own initialiser does, after this): OpenBLAS reads a copy of the
+/// environment passed in (`envp`, OPENBLAS_CORETYPE and the like included) with the variable
+/// replaced, through `environ` for the length of the call; the process's environment is never
+/// changed.
+void initBlasSingleThreaded(int, char **, char **envp) {
   if (!gotoblas_init) return;
-  const char *name = "OPENBLAS_NUM_THREADS";
-  const char *user = std::getenv(name);
-  char *saved = user ? strdup(user) : nullptr;
-  if (user && !saved) return;
-  setenv(name, "1", 1);
+  char **env = environ ? environ : envp;
+  static const char kName[] = "OPENBLAS_NUM_THREADS=";
+  size_t count = 0;
+  while (env && env[count]) ++count;
+  char **held = static_cast<char **>(std::malloc((count + 2) * sizeof(char *)));
+  if (!held) return;
+  size_t n = 0;
+  for (size_t i = 0; i < count; ++i)
+    if (std::strncmp(env[i], kName, sizeof kName - 1) != 0) held[n++] = env[i];
+  static char one[] = "OPENBLAS_NUM_THREADS=1";
+  held[n++] = one;
+  held[n] = nullptr;
+  char **saved = environ;
+  environ = held;
   gotoblas_init();
-  if (saved) {
-    setenv(name, saved, 1);
-    std::free(saved);
-  } else {
-    unsetenv(name);
-  }
+  environ = saved;
+  std::free(held);
 }
 
 __attribute__((section(".preinit_array"), used)) void (*initBlasEntry)(int, char **, char **) =

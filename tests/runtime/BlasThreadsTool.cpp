@@ -1,14 +1,17 @@
 //===- tests/runtime/BlasThreadsTool.cpp - OpenBLAS's threads, for blas-threads.test ---===//
 //
 // An executable linked like an AOT one (the runtime library and the shared OpenBLAS, whose
-// constructor runs before the executable's). Prints the process's threads, what OpenBLAS is
-// set to and whether OPENBLAS_NUM_THREADS reads as it did at exec (/proc/self/environ), at
-// start and after an f32 [n, n] x [n, n] matmul of ones through the kernel table for each
-// size n on the command line.
+// constructor runs before the executable's). Prints the core OpenBLAS chose (it must see the
+// environment: OPENBLAS_CORETYPE), then the process's threads, what OpenBLAS is set to and
+// whether OPENBLAS_NUM_THREADS reads as it did at exec (/proc/self/environ), at start and after
+// an f32 [n, n] x [n, n] matmul of ones through the kernel table for each size n on the
+// command line.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/CApi.h"
 #include "runtime/Threads.h"
+
+#include <cblas.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -45,6 +48,7 @@ void report(const char *when) {
 } // namespace
 
 int main(int argc, char **argv) {
+  std::printf("OpenBLAS core: %s\n", openblas_get_corename());
   report("start");
   for (int i = 1; i < argc; ++i) {
     int64_t n = std::atoll(argv[i]);
