@@ -540,8 +540,13 @@ private:
   }
 
   /// Enter + Merge for each initial value (the token last when the loop has side effects).
+  /// A Merge has its carried variable's type, which sema joined over the iterations (an
+  /// initial f32[1, 2] grown by a concat each iteration is carried as f32[1, ?]); the
+  /// initial value's static shape would claim more than holds after the first iteration, and
+  /// passes trust it (licm hoists only what cannot fail).
   void openLoop(Loop &loop, const ssa::Operation &op, Values inits, Context &ctx,
                 const char *kind) {
+    std::vector<Type> carriedTypes = flatTypes(raw(op.carried));
     std::string name = frameName(inlineStack.back()->name) + "." + kind +
                        std::to_string(frameCounter++);
     loop.frame = g.addFrame(name, ctx.frame, options.parallelIterations);
@@ -554,12 +559,13 @@ private:
       inits.push_back(tokenValue(ctx, op.loc));
     if (inits.empty()) // the pivots need one value that goes around the loop
       inits.push_back(constant(ctx, true, boolScalar(), op.loc));
-    for (ValueRef init : inits) {
-      const Type &t = g.typeOf(init);
-      Node &enter = g.addNode("Enter", {init}, {t}, loop.frame, location(op.loc));
+    for (size_t i = 0; i < inits.size(); ++i) {
+      const Type &t = g.typeOf(inits[i]);
+      Node &enter = g.addNode("Enter", {inits[i]}, {t}, loop.frame, location(op.loc));
       enter.attrs.emplace("is_constant", false);
       NodeId e = enter.id;
-      loop.merges.push_back(g.addNode("Merge", {Graph::value(e), Graph::value(e)}, {t},
+      Type merged = i < carriedTypes.size() ? carriedTypes[i] : t;
+      loop.merges.push_back(g.addNode("Merge", {Graph::value(e), Graph::value(e)}, {merged},
                                       loop.frame, location(op.loc)).id);
     }
   }
