@@ -161,6 +161,7 @@ private:
   int schedule(Scratch &s);
   void recordError(ExecNodeId node, FrameInst *f, int64_t iter, const Status &status);
   bool inErrorWindow(const Tagged &t) const;
+  bool inErrorIteration(const FrameInst *f, int64_t iter) const;
   void recordIncomplete(ExecNodeId node, const std::string &what);
   void checkComplete();
   ExecNodeId stuckNode(const FrameInst *f) const;
@@ -537,19 +538,31 @@ void RunState::recordFetches(const Tagged &t, Entry *outs) {
 /// program order (smaller ids) still run, so that of several failing nodes the run reports the
 /// first in program order, as the JIT (which runs them in that order) does: a matmul whose
 /// operand is also pushed on an autodiff stack fails before the push, whichever a thread
-/// reached first. Everything else stops.
+/// reached first. That includes the iterations of loops nested in the failing iteration: the
+/// push of a value that is invariant in an inner loop sits after that loop, in the outer
+/// iteration, and the inner loop's matmul comes first. Everything else stops.
 bool RunState::inErrorWindow(const Tagged &t) const {
-  return t.frame == errorFrame && t.iterNum == errorIter && t.node < result.errorNode;
+  return t.node < result.errorNode && inErrorIteration(t.frame, t.iterNum);
+}
+
+/// Whether iteration `iter` of frame instance `f` is the failing iteration or runs inside it.
+bool RunState::inErrorIteration(const FrameInst *f, int64_t iter) const {
+  for (; f; iter = f->parentIter, f = f->parent)
+    if (f == errorFrame && iter == errorIter) return true;
+  return false;
 }
 
 void RunState::recordError(ExecNodeId node, FrameInst *f, int64_t iter, const Status &status) {
-  if (aborted && !(f == errorFrame && iter == errorIter && node < result.errorNode)) return;
+  bool earlier = aborted && node < result.errorNode && inErrorIteration(f, iter);
+  if (aborted && !earlier) return;
   aborted.store(true, std::memory_order_release);
   result.status = status;
   result.errorNode = node;
   result.errorLoc = node >= 0 ? g.node(node).loc : ExecLocation();
-  errorFrame = f;
-  errorIter = iter;
+  if (!earlier) { // an earlier error in a nested loop keeps the window of the outer iteration
+    errorFrame = f;
+    errorIter = iter;
+  }
   std::deque<Tagged> keep;
   for (const Tagged &q : sharedQueue)
     if (inErrorWindow(q)) keep.push_back(q);
