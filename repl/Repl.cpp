@@ -23,6 +23,7 @@
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -340,6 +341,12 @@ public:
   bool execute(llvm::StringRef input);
   std::vector<std::string> completions(llvm::StringRef prefix) const;
   bool quit = false;
+  /// Whether the session has a variable or a function called `name`.
+  bool defines(llvm::StringRef name) const {
+    return std::any_of(vars.begin(), vars.end(), [&](const Variable &v) { return v.name == name; }) ||
+           std::any_of(functions.begin(), functions.end(),
+                       [&](const auto &f) { return f.first == name; });
+  }
 
 private:
   std::string fileOf(llvm::StringRef name) const { return folder + "/" + name.str() + ".st"; }
@@ -356,7 +363,10 @@ private:
   bool command(llvm::StringRef input);
   /// `wrapped`: the one-line input a `print(`/probe wrapper holds, whose closing `)` is on the
   /// line after it (an error there is reported at the end of the input).
-  void printDiagnostics(llvm::StringRef text, unsigned preludeLines,
+  /// Lines `firstVarLine` .. `firstVarLine + vars.size() - 1` of the prelude restore the
+  /// session's variables: a diagnostic there (a "defined here" note) names the variable
+  /// without showing the REPL's own `load(...)` line.
+  void printDiagnostics(llvm::StringRef text, unsigned preludeLines, unsigned firstVarLine,
                         std::optional<llvm::StringRef> wrapped = std::nullopt);
   bool interrupted();
 
@@ -385,7 +395,7 @@ std::string Session::prelude(unsigned &lines) const {
 
 /// Rewrites `<session>:LINE:` positions so that they count lines from the input's first line.
 void Session::printDiagnostics(llvm::StringRef text, unsigned preludeLines,
-                               std::optional<llvm::StringRef> wrapped) {
+                               unsigned firstVarLine, std::optional<llvm::StringRef> wrapped) {
   std::string program = folder + "/input.dlm:";
   std::string out;
   while (!text.empty()) {
@@ -410,6 +420,21 @@ void Session::printDiagnostics(llvm::StringRef text, unsigned preludeLines,
         text = afterCaret;
         continue;
       }
+    }
+    if (line >= firstVarLine && line < firstVarLine + vars.size()) {
+      // `x = load("/tmp/dlm-repl-.../x.st", like=...)` is the REPL's, not the user's: the
+      // message without a position, source line or caret ("'x' is f32[2, 3], a variable of
+      // this session").
+      auto [head, afterHead] = text.split('\n'); // ":COL: note: 'x' is ..., defined here"
+      std::string message = head.split(' ').second.str();
+      size_t defined = message.rfind(", defined here");
+      if (defined != std::string::npos)
+        message.replace(defined, std::strlen(", defined here"), ", a variable of this session");
+      out += "<session>: " + message + "\n";
+      auto [source, afterSource] = afterHead.split('\n');
+      auto [caret, afterCaret] = afterSource.split('\n');
+      text = caret.contains('^') ? afterCaret : afterHead;
+      continue;
     }
     out += line > preludeLines ? "<input>:" + std::to_string(line - preludeLines)
                                : "<session>:" + std::to_string(line);
@@ -449,7 +474,7 @@ bool Session::compile(llvm::StringRef body, EmitKind emit, llvm::raw_ostream &os
   std::optional<llvm::StringRef> wrapped;
   if (lead > 0)
     wrapped = body.split('\n').second.split('\n').first;
-  printDiagnostics(messages, lines + lead, wrapped);
+  printDiagnostics(messages, lines + lead, lines - vars.size() + 1, wrapped);
   return ok && !diag.hasErrors();
 }
 
@@ -689,12 +714,18 @@ std::vector<std::string> Session::completions(llvm::StringRef prefix) const {
     return out;
   };
   std::vector<std::string> out = matching(prefix);
-  // `x.ast` -> `x.astype`: after a value (not a module), the part after the dot is a method.
+  // `x.ast` -> `x.astype`: after a value (not a module), the part after the dot is a method
+  // (any built-in function: `x.sum()` is `sum(x)`) or the attribute `shape` or `T`.
   size_t dot = prefix.rfind('.');
-  if (out.empty() && dot != llvm::StringRef::npos)
-    for (const std::string &s : matching(prefix.substr(dot + 1)))
-      if (!llvm::StringRef(s).contains('.'))
+  if (out.empty() && dot != llvm::StringRef::npos) {
+    std::vector<std::string> members = builtinFunctionNames();
+    members.push_back("shape");
+    members.push_back("T");
+    llvm::StringRef start = prefix.substr(dot + 1);
+    for (const std::string &s : members)
+      if (llvm::StringRef(s).starts_with(start))
         out.push_back(prefix.substr(0, dot + 1).str() + s);
+  }
   return out;
 }
 
@@ -710,7 +741,7 @@ const char *kHelp =
     "  :time STMT         run STMT and print the time it took\n"
     "  :load FILE         run a .dlm file in this session\n"
     "  :reset             forget every variable, function and import\n"
-    "  :quit              leave (as does Ctrl-D)\n";
+    "  :quit              leave (as do Ctrl-D, exit and quit)\n";
 
 /// A command's argument: what it takes (empty for none), for the usage check.
 const char *commandArgument(llvm::StringRef name) {
@@ -830,6 +861,12 @@ bool Session::execute(llvm::StringRef input) {
     return true;
   if (trimmed.starts_with(":"))
     return command(trimmed);
+  // What Python's REPL understands: `exit`, `quit` (with or without `()`) leave, `help` is
+  // :help; unless the session has a variable or function of that name.
+  llvm::StringRef word = trimmed;
+  word.consume_back("()");
+  if ((word == "exit" || word == "quit" || word == "help") && !defines(word))
+    return command(word == "help" ? ":help" : ":quit");
   if (trimmed.starts_with("def ") || trimmed.starts_with("import "))
     return define(input);
   return runStatements(input);
@@ -840,12 +877,26 @@ bool Session::execute(llvm::StringRef input) {
 bool needsMore(llvm::StringRef text, bool lastLineEmpty) {
   if (text.ltrim().starts_with(":"))
     return false; // a command is one line (`:type x[1:]`, `:`)
+  // Brackets count outside strings and comments: `print(":(")` and `# f(` are complete.
   int depth = 0;
-  for (char c : text) {
-    if (c == '(' || c == '[' || c == '{')
+  char quote = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (quote) {
+      if (c == '\\')
+        ++i;
+      else if (c == quote || c == '\n')
+        quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '#') {
+      while (i + 1 < text.size() && text[i + 1] != '\n')
+        ++i;
+    } else if (c == '(' || c == '[' || c == '{') {
       ++depth;
-    else if (c == ')' || c == ']' || c == '}')
+    } else if (c == ')' || c == ']' || c == '}') {
       --depth;
+    }
   }
   if (depth > 0)
     return true;

@@ -50,6 +50,12 @@ tmux -L "$s" send-keys -t "$s" "sum(nn.init_ls" Tab
 wait_for "sum(nn.init_lstm"
 tmux -L "$s" send-keys -t "$s" "(3, 5)[2])" Enter
 wait_for "tensor(5.)"
+# An attribute after a value: counter_value.sh -> counter_value.shape.
+wait_prompt_after "tensor(5.)"
+tmux -L "$s" send-keys -t "$s" "counter_value.sh" Tab
+wait_for "counter_value.shape"
+tmux -L "$s" send-keys -t "$s" "[0] + 3000" Enter
+wait_for "3004"
 # Ctrl-C at the prompt: the half-typed line is dropped, never run.
 tmux -L "$s" send-keys -t "$s" "print(\"dropped line\")"
 wait_for 'print("dropped line")'

@@ -61,14 +61,34 @@ static std::optional<int> parseRunArgs(int argc, char **argv, int first, Compile
       return usageError("dlm", "unknown option '" + arg + "'");
     options.input = arg.str();
     run.programArgs.assign(argv + i + 1, argv + argc);
+    // `dlm run f.dlm --engine=graph` would silently run on the JIT: dlm's own options after
+    // FILE are an error, not program arguments.
+    for (const std::string &after : run.programArgs) {
+      CompilerOptions scratch;
+      std::string ignored;
+      llvm::StringRef a = after;
+      if (a == "--no-cache" || a.starts_with("--engine=") || a == "--help" || a == "-h" ||
+          parseCommonOption(a, scratch, ignored) != OptionStatus::NotMine)
+        return usageError("dlm", "option '" + a + "' after the file: dlm's options go before FILE");
+    }
     return std::nullopt;
   }
   return usageError("dlm", "no input file after 'run'");
 }
 
 int main(int argc, char **argv) {
-  if (argc < 2 || llvm::StringRef(argv[1]) == "repl")
+  if (argc < 2 || llvm::StringRef(argv[1]) == "repl") {
+    if (argc > 2 && (llvm::StringRef(argv[2]) == "--help" || llvm::StringRef(argv[2]) == "-h")) {
+      printHelp(llvm::outs());
+      return ExitSuccess;
+    }
+    if (argc > 2 && llvm::StringRef(argv[2]).ends_with(".dlm"))
+      return usageError("dlm", "'repl' takes no arguments; to run the file: dlm run " +
+                                   llvm::StringRef(argv[2]));
+    if (argc > 2)
+      return usageError("dlm", "'repl' takes no arguments");
     return runRepl(argv[0]);
+  }
   llvm::StringRef command = argv[1];
   if (command == "--help" || command == "-h") {
     printHelp(llvm::outs());
@@ -78,9 +98,13 @@ int main(int argc, char **argv) {
     printVersion(llvm::outs(), "dlm");
     return ExitSuccess;
   }
+  if (command.ends_with(".dlm"))
+    return usageError("dlm", "unknown command '" + command + "'; to run the file: dlm run " + command);
   if (command != "run")
-    return usageError("dlm", "unknown command '" + command + "' (expected 'run')");
+    return usageError("dlm", "unknown " + llvm::StringRef(isOption(command) ? "option" : "command") +
+                                 " '" + command + "' (expected 'run', '--help' or '--version')");
   CompilerOptions options;
+  options.exitWhenDone = true;
   RunOptions run;
   if (std::optional<int> status = parseRunArgs(argc, argv, 2, options, run))
     return *status;
