@@ -11,6 +11,7 @@
 #include "compiler/driver/Options.h"
 
 #include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -124,6 +125,15 @@ static std::optional<int> parseArgs(int argc, char **argv, CompilerOptions &opti
   return std::nullopt;
 }
 
+/// The file -o or -c writes: -o's path, else (-c) FILE.o in the current directory.
+static std::string outputFile(const CompilerOptions &options, const OutputOptions &output) {
+  if (!output.path.empty() || !output.objectOnly)
+    return output.path;
+  llvm::SmallString<128> stem(llvm::sys::path::filename(options.input == "-" ? "stdin.dlm" : options.input));
+  llvm::sys::path::replace_extension(stem, "o");
+  return stem.str().str();
+}
+
 /// Compiles the program ahead of time: an object file or a linked executable.
 static int writeOutput(Compilation &compilation, const OutputOptions &output, const char *argv0) {
   const CompilerOptions &options = compilation.getOptions();
@@ -132,16 +142,10 @@ static int writeOutput(Compilation &compilation, const OutputOptions &output, co
   codegenOptions.timePasses = options.timePasses;
   codegenOptions.aotCpu = output.aotCpu;
   DiagnosticEngine &diags = compilation.getDiagnostics();
-  if (output.objectOnly) {
-    std::string path = output.path;
-    if (path.empty()) {
-      llvm::SmallString<128> stem(llvm::sys::path::filename(options.input == "-" ? "stdin.dlm" : options.input));
-      llvm::sys::path::replace_extension(stem, "o");
-      path = stem.str().str();
-    }
+  std::string path = outputFile(options, output);
+  if (output.objectOnly)
     return codegen::emitObject(*compilation.getGraph(), diags, codegenOptions, path);
-  }
-  return codegen::buildExecutable(*compilation.getGraph(), diags, codegenOptions, output.path, argv0);
+  return codegen::buildExecutable(*compilation.getGraph(), diags, codegenOptions, path, argv0);
 }
 
 int main(int argc, char **argv) {
@@ -159,6 +163,10 @@ int main(int argc, char **argv) {
                               "'dlm run --device=cuda' runs a program on the GPU");
   if (options.device == rt::DeviceRequest::Auto)
     options.device = rt::DeviceRequest::Cpu;
+  // `dlmc prog.dlm -o prog.dlm` would replace the program with the executable.
+  std::string path = outputFile(options, output);
+  if (options.input != "-" && llvm::sys::fs::equivalent(options.input, path))
+    return usageError("dlmc", "the output file '" + path + "' is the input file; writing it would destroy the program");
   return compileAndThen("dlmc", options,
                         [&](Compilation &compilation) { return writeOutput(compilation, output, argv[0]); });
 }
