@@ -184,6 +184,31 @@ size_t expectedCloser(const antlr4::misc::IntervalSet &expected) {
   return 0;
 }
 
+/// Python's `import m as x` and `from m import f`, which dlm does not have: what to write
+/// instead, or empty. `offending` is the token after a complete statement.
+std::string pythonImportHabit(antlr4::Parser *parser, antlr4::Token *offending) {
+  size_t index = offending->getTokenIndex();
+  if (index == 0 || index == static_cast<size_t>(-1))
+    return "";
+  antlr4::TokenStream *tokens = parser->getTokenStream();
+  // The statement's first token: after a NEWLINE, INDENT or DEDENT, or the file's first.
+  size_t first = index - 1;
+  while (first > 0) {
+    size_t type = tokens->get(first - 1)->getType();
+    if (type == DlmParser::NEWLINE || type == DlmParser::INDENT || type == DlmParser::DEDENT)
+      break;
+    --first;
+  }
+  antlr4::Token *start = tokens->get(first);
+  if (start->getType() == DlmParser::IMPORT && offending->getText() == "as")
+    return "'import ... as' is not supported: the module is bound to the last part of its "
+           "path ('import nn' gives 'nn')";
+  if (start->getType() == DlmParser::NAME && start->getText() == "from" && first + 1 == index)
+    return "'from ... import' is not supported: 'import " + offending->getText() +
+           "', then call its functions as '" + offending->getText() + ".name(...)'";
+  return "";
+}
+
 /// The message for a syntax error at `offending` where the parser expected `expected`.
 std::string syntaxMessage(antlr4::Parser *parser, antlr4::Token *offending,
                           const antlr4::misc::IntervalSet &expected) {
@@ -206,8 +231,11 @@ std::string syntaxMessage(antlr4::Parser *parser, antlr4::Token *offending,
   size_t closer = expectedCloser(expected);
   if (closer && (has(expected, DlmParser::COMMA) || startsExpressionToken(offending->getType())))
     return "expected ',' or " + describeTokenType(parser, closer) + ", found " + describeToken(offending);
-  if (has(expected, DlmParser::NEWLINE))
+  if (has(expected, DlmParser::NEWLINE)) {
+    if (std::string habit = pythonImportHabit(parser, offending); !habit.empty())
+      return habit;
     return "expected end of line after statement, found " + describeToken(offending);
+  }
   if (expected.size() == 1)
     return "expected " + describeTokenType(parser, expected.getMinElement()) +
            afterPrevious(parser, offending);
