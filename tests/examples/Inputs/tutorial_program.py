@@ -1,4 +1,4 @@
-"""tutorial_program.py TUTORIAL.md: the ```python blocks of docs/tutorial.md, in order, as one
+"""tutorial_program.py FILE.md: the ```python blocks of docs/tutorial.md (or README.md), in order, as one
 program (tests/examples/tutorial.test runs it, so the tutorial's code stays true). Blocks that
 repeat an earlier line (the tutorial shows imports where they are first needed) are kept whole:
 dlm accepts an import anywhere at the top level."""
