@@ -311,7 +311,10 @@ TEST(Random, SeedRepeats) {
 
 } // namespace
 
+#include "kernels/cpu/CpuKernels.h"
 #include "runtime/Threads.h"
+
+#include <vector>
 
 namespace {
 TEST(Threads, InterOpScopesSplitTheCores) {
@@ -327,5 +330,31 @@ TEST(Threads, InterOpScopesSplitTheCores) {
     }
   }
   EXPECT_EQ(blasThreads(), cores);
+}
+
+/// One product OpenBLAS threads (m * n * k = 128^3 > 262144), as the kernels call it.
+void threadedProduct() {
+  std::vector<float> a(128 * 128, 1.0f), c(128 * 128);
+  cpu::gemm(false, false, 128, 128, 128, a.data(), 128, a.data(), 128, 0.0f, c.data(), 128);
+  EXPECT_EQ(c[0], 128.0f);
+}
+
+TEST(Threads, OpenBlasRaisedOnlyForAThreadedProductTheScopeAllows) {
+  (void)findKernel("add");
+  int cores = computeCores();
+  {
+    // Kernels running side by side on every core: OpenBLAS stays at one thread.
+    ScopedInterOpThreads scope(cores);
+    threadedProduct();
+    EXPECT_EQ(openBlasThreads(), 1);
+  }
+  // Alone again: the next threaded product gets the policy's count.
+  threadedProduct();
+  EXPECT_EQ(openBlasThreads(), blasThreads());
+  {
+    ScopedInterOpThreads scope(cores); // lowering is immediate
+    EXPECT_EQ(openBlasThreads(), 1);
+  }
+  EXPECT_EQ(openBlasThreads(), blasThreads()); // back up to the workers it has
 }
 } // namespace
