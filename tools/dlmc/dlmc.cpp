@@ -167,6 +167,10 @@ int main(int argc, char **argv) {
   std::string path = outputFile(options, output);
   if (options.input != "-" && llvm::sys::fs::equivalent(options.input, path))
     return usageError("dlmc", "the output file '" + path + "' is the input file; writing it would destroy the program");
+  // A missing folder would only show up as the linker's "cannot open output file" after compiling.
+  llvm::StringRef folder = llvm::sys::path::parent_path(path);
+  if (!folder.empty() && !llvm::sys::fs::is_directory(folder))
+    return usageError("dlmc", "cannot write '" + path + "': there is no folder '" + folder + "'");
   return compileAndThen("dlmc", options,
                         [&](Compilation &compilation) { return writeOutput(compilation, output, argv[0]); });
 }
