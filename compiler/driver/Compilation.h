@@ -52,6 +52,10 @@ struct CompilerOptions {
   rt::DeviceRequest device = rt::DeviceRequest::Auto;
   /// --placement-cost=off: place every op the device has a kernel for there, however small.
   bool placementCost = true;
+  /// `dlm run`: once the exit status is known and every output stream is flushed, compileAndThen
+  /// ends the process with _exit instead of tearing down what the run built (docs/architecture.md
+  /// "Process exit").
+  bool exitWhenDone = false;
 };
 
 class Compilation;
