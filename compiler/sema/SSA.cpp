@@ -180,9 +180,26 @@ private:
   void printLoc(const Operation &op) {
     if (!options.printLocs || !options.diags || !op.loc.Start.isValid())
       return;
-    auto [line, col] = options.diags->getLineAndColumn(op.loc.Start);
-    os << " loc(\"" << options.diags->getBufferName(op.loc.Start) << "\":" << line << ":" << col
-       << ")";
+    os << " loc(";
+    printPosition(op.loc);
+    if (!op.gradOf.empty())
+      os << " grad_of \"" << op.gradOf << "\"";
+    // The calls whose bodies autodiff copied this op through, innermost first — the chain
+    // .dlmir prints: ` in "nn.linear" at "m.dlm":8:26`.
+    for (const InlineSite *site = op.inlinedAt; site; site = site->parent) {
+      os << " in \"" << site->function << "\" at ";
+      printPosition(site->call);
+    }
+    os << ")";
+  }
+
+  void printPosition(llvm::SMRange loc) {
+    if (!loc.Start.isValid()) {
+      os << "unknown";
+      return;
+    }
+    auto [line, col] = options.diags->getLineAndColumn(loc.Start);
+    os << "\"" << options.diags->getBufferName(loc.Start) << "\":" << line << ":" << col;
   }
 
   /// `(%h0 = %init0, %h1 = %init1)` for a loop's header values.

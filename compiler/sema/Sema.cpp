@@ -106,21 +106,128 @@ bool containsExit(const Body &body, NodeKind kind, bool nestedLoops) {
 Sema::Sema(DiagnosticEngine &diags, const SemaOptions &options)
     : diags(diags), options(options) {}
 
-void Sema::error(llvm::SMRange r, const std::string &msg) {
-  PendingDiag d{DiagKind::Error, r, msg, {}};
-  // An error in an imported module (a stdlib function) also says which calls led there from
-  // the main file, since that is the code the user wrote.
-  unsigned mainBuffer = modules.empty() ? 0 : modules.front()->ast->getBufferID();
-  unsigned at = diags.findBuffer(r.Start);
-  for (auto call = callChain.rbegin(); call != callChain.rend() && at != mainBuffer; ++call) {
-    d.callers.push_back({call->first, "'" + call->second + "' called here"});
-    at = diags.findBuffer(call->first.Start);
+void Sema::error(llvm::SMRange r, const std::string &msg) { error(r, msg, {}); }
+
+/// How a value of a called function reads in a note: a constant's value, else its type.
+static std::string describeValue(const Value *v) {
+  Const c = Sema::constOf(v);
+  if (auto *i = std::get_if<int64_t>(&c))
+    return std::to_string(*i);
+  if (auto *b = std::get_if<bool>(&c))
+    return *b ? "True" : "False";
+  return v->type.str();
+}
+
+/// The value `v` (a tensor or a leaf of a tuple) is made from within its function: through
+/// `get` and `tuple` ops (`w, b = params`, tuple arithmetic) and through ops that keep a
+/// tensor's type and combine it with scalars only (`lr * g`), back to the value it has the
+/// type of. `path` is the tuple index still to apply to the returned value.
+static const Value *typeSource(const Value *v, std::vector<int64_t> &path) {
+  while (v->def) {
+    const Operation &op = *v->def;
+    if (op.kind == OpKind::Get) {
+      path.insert(path.begin(), std::get<int64_t>(op.attrs.at("index")));
+      v = op.operands[0];
+    } else if (op.kind == OpKind::Tuple && !path.empty()) {
+      v = op.operands[size_t(path.front())];
+      path.erase(path.begin());
+    } else if (op.kind == OpKind::Builtin && path.empty() && v->type.isTensor() &&
+               v->type.rank() > 0) {
+      const Value *source = nullptr;
+      for (const Value *o : op.operands) {
+        if (o->type == v->type && !source)
+          source = o;
+        else if (o->type.isTuple() || (o->type.isTensor() && o->type.rank() > 0))
+          return v; // a second tensor shapes it too
+      }
+      if (!source)
+        return v;
+      v = source;
+    } else {
+      return v;
+    }
   }
+  return v;
+}
+
+std::optional<std::pair<llvm::SMRange, std::string>>
+Sema::traceArgument(const Value *v, size_t user, const Expr *usedAs,
+                    std::set<const Value *> &traced) const {
+  const Value *start = v;
+  std::vector<int64_t> path;
+  // What the library calls the value, when that is not the parameter itself (`w` unpacked from
+  // `params`, not `params`).
+  auto *name = llvm::dyn_cast_or_null<NameExpr>(usedAs);
+  for (size_t k = callChain.size(); k > user && v; --k) {
+    const CallFrame &frame = callChain[k - 1];
+    v = typeSource(v, path);
+    auto param = frame.params.find(v);
+    if (param == frame.params.end())
+      return std::nullopt; // computed inside the callee
+    if (k == callChain.size())
+      traced.insert(v); // the innermost callee's parameter
+    std::string pname = frame.def->getParams()[param->second]->getName().str();
+    if (name && k == callChain.size() && name->getName() == pname)
+      name = nullptr;
+    const Operand &arg = frame.args[param->second];
+    if (k - 1 > user) {
+      v = arg.value;
+      continue;
+    }
+    std::string text = "argument";
+    if (!path.empty()) {
+      text = "element ";
+      for (int64_t i : path)
+        text += "[" + std::to_string(i) + "]";
+      text += " of argument";
+    }
+    text += " '" + pname + "' of '" + frame.name + "' is " + describeValue(start);
+    if (name)
+      text += " ('" + name->getName().str() + "' in '" + callChain.back().name + "')";
+    return std::make_pair(arg.expr ? arg.expr->getRange() : frame.loc, text);
+  }
+  return std::nullopt;
+}
+
+void Sema::error(llvm::SMRange r, const std::string &msg, const std::vector<Operand> &blamed) {
+  PendingDiag d{DiagKind::Error, r, msg, {}, {}, {}};
+  // The calls that led here, innermost first (callChain[k] is a call of the function whose
+  // body holds callChain[k + 1]'s call). An error inside a library function reached from the
+  // main file is reported at the innermost call in the main file — the code the user wrote —
+  // with notes for the arguments at fault and the library lines in between; an error in the
+  // main file stays where it is. Either way "'f' called here" notes lead out to the top level.
+  unsigned mainBuffer = modules.empty() ? 0 : modules.front()->ast->getBufferID();
+  size_t outFrom = callChain.size(); // the callers' notes start below this frame
+  if (diags.findBuffer(r.Start) != mainBuffer) {
+    size_t user = callChain.size();
+    while (user > 0 && diags.findBuffer(callChain[user - 1].loc.Start) != mainBuffer)
+      --user;
+    if (user > 0) {
+      --user;
+      d.range = callChain[user].loc;
+      for (const Operand &o : blamed) {
+        if (!o.value)
+          continue;
+        std::set<const Value *> traced{o.value};
+        if (auto arg = traceArgument(o.value, user, o.expr, traced)) {
+          d.inside.push_back(std::move(*arg));
+          d.traced.insert(traced.begin(), traced.end());
+        }
+      }
+      for (size_t k = user; k < callChain.size(); ++k)
+        d.inside.push_back({k + 1 < callChain.size() ? callChain[k + 1].loc : r,
+                            "inside '" + callChain[k].name + "'"});
+      outFrom = user;
+    }
+  }
+  for (size_t k = outFrom; k-- > 0;)
+    if (callChain[k].loc.Start != callChain[k].def->getNameRange().Start) // not checkUncalled's
+      d.callers.push_back({callChain[k].loc, "'" + callChain[k].name + "' called here"});
   diagStack.back().push_back(std::move(d));
 }
 
 void Sema::note(llvm::SMRange r, const std::string &msg) {
-  diagStack.back().push_back({DiagKind::Note, r, msg, {}});
+  diagStack.back().push_back({DiagKind::Note, r, msg, {}, {}, {}});
 }
 
 void Sema::pushDiagBuffer() { diagStack.emplace_back(); }
@@ -154,10 +261,20 @@ void Sema::popDiagBuffer(bool keep) {
     lastError = &d;
     auto key = std::make_pair(d.range.Start.getPointer(), d.message);
     skipNotes = !reported.insert(key).second;
-    if (!skipNotes)
-      diags.report(d.kind, d.range, d.message);
+    if (skipNotes)
+      continue;
+    diags.report(d.kind, d.range, d.message);
+    for (const auto &[range, message] : d.inside)
+      diags.note(range, message);
   }
   noteCallers();
+}
+
+bool Sema::tracedByLastError(const Value *v) const {
+  for (auto d = diagStack.back().rbegin(); d != diagStack.back().rend(); ++d)
+    if (d->kind == DiagKind::Error)
+      return d->traced.count(v) != 0;
+  return false;
 }
 
 void Sema::noteDefinitions(const std::vector<const Expr *> &exprs) {
@@ -167,7 +284,8 @@ void Sema::noteDefinitions(const std::vector<const Expr *> &exprs) {
     if (!n || !seen.insert(n->getName().str()).second)
       continue;
     auto it = env.find(n->getName().str());
-    if (it != env.end() && it->second.defLoc.Start.isValid() && it->second.value)
+    if (it != env.end() && it->second.defLoc.Start.isValid() && it->second.value &&
+        !tracedByLastError(it->second.value))
       note(it->second.defLoc,
            "'" + n->getName().str() + "' is " + it->second.type.str() + ", defined here");
   }
@@ -278,7 +396,9 @@ Operand Sema::emitOp(const std::string &opName, std::vector<Operand> operands, A
   Type result = registry.infer(*info, types, attrs, program->dims, why, culprit);
   if (!why.empty()) {
     bool atOperand = culprit >= 0 && size_t(culprit) < operands.size() && operands[culprit].expr;
-    error(atOperand ? operands[culprit].expr->getRange() : loc, why);
+    error(atOperand ? operands[culprit].expr->getRange() : loc, why,
+          culprit >= 0 && size_t(culprit) < operands.size() ? std::vector<Operand>{operands[culprit]}
+                                                            : operands);
     // Where the operands of a failed combination (a + b, a @ b) came from.
     if (culprit < 0 && operands.size() >= 2) {
       std::vector<const Expr *> exprs;

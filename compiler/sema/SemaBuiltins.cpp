@@ -93,6 +93,12 @@ llvm::SMRange where(const Operand &o, const CallArgs &a) {
   return o.expr ? o.expr->getRange() : a.loc;
 }
 
+/// An error about the argument `o`: at its expression, naming the user's argument it came from
+/// when the call is inside a library function.
+void errorAt(Sema &s, const Operand &o, const CallArgs &a, const std::string &message) {
+  s.error(where(o, a), message, {o});
+}
+
 std::string describeOperand(const Operand &o) {
   if (o.callee)
     return "a function";
@@ -107,7 +113,7 @@ std::string describeOperand(const Operand &o) {
 std::optional<int64_t> constInt(Sema &s, const CallArgs &a, const Operand &o, const char *what) {
   if (auto c = Sema::intConst(o))
     return *c;
-  s.error(where(o, a), std::string("'") + what + "' of '" + a.calleeName +
+  errorAt(s, o, a, std::string("'") + what + "' of '" + a.calleeName +
                            "' must be a constant int, found " +
                            (o.type.kind() == Type::Kind::Int ? "a run-time int" : describeOperand(o)));
   return std::nullopt;
@@ -142,7 +148,7 @@ std::optional<bool> constBool(Sema &s, const CallArgs &a, const Operand &o, cons
   Const c = Sema::constOf(o.value);
   if (auto *b = std::get_if<bool>(&c))
     return *b;
-  s.error(where(o, a), std::string("'") + what + "' of '" + a.calleeName +
+  errorAt(s, o, a, std::string("'") + what + "' of '" + a.calleeName +
                            "' must be a constant bool, found " + describeOperand(o));
   return std::nullopt;
 }
@@ -153,7 +159,7 @@ std::optional<double> constFloat(Sema &s, const CallArgs &a, const Operand &o, c
     return *d;
   if (auto *i = std::get_if<int64_t>(&c))
     return double(*i);
-  s.error(where(o, a), std::string("'") + what + "' of '" + a.calleeName +
+  errorAt(s, o, a, std::string("'") + what + "' of '" + a.calleeName +
                            "' must be a constant number, found " + describeOperand(o));
   return std::nullopt;
 }
@@ -164,7 +170,7 @@ std::optional<DType> dtypeArg(Sema &s, const CallArgs &a, const Bound &b, DType 
     return otherwise;
   if (o->dtype)
     return *o->dtype;
-  s.error(where(*o, a), "'dtype' of '" + a.calleeName +
+  errorAt(s, *o, a, "'dtype' of '" + a.calleeName +
                             "' must be a dtype (f32, f64, i32, i64, bool), found " +
                             describeOperand(*o));
   return std::nullopt;
@@ -185,7 +191,7 @@ bool shapeArgs(Sema &s, const CallArgs &a, std::vector<Operand> dims, Shape &sha
   }
   for (const Operand &d : dims) {
     if (d.type.kind() != Type::Kind::Int) {
-      s.error(where(d, a), "a dimension of '" + a.calleeName + "' must be an int, found " +
+      errorAt(s, d, a, "a dimension of '" + a.calleeName + "' must be an int, found " +
                                describeOperand(d));
       return false;
     }
@@ -195,7 +201,7 @@ bool shapeArgs(Sema &s, const CallArgs &a, std::vector<Operand> dims, Shape &sha
         continue;
       }
       if (*c < 0) {
-        s.error(where(d, a), "negative dimension " + std::to_string(*c) + " in '" +
+        errorAt(s, d, a, "negative dimension " + std::to_string(*c) + " in '" +
                                  a.calleeName + "'");
         return false;
       }
@@ -340,7 +346,7 @@ Operand reduceOp(Sema &s, CallArgs &a, const Bound &b) {
   }
   if (a.calleeName == "argmax") {
     if (axes.size() > 1) {
-      s.error(where(*b.get("axis"), a), "'axis' of 'argmax' must be a single int");
+      errorAt(s, *b.get("axis"), a, "'axis' of 'argmax' must be a single int");
       return s.poison();
     }
     if (!axes.empty())
@@ -405,7 +411,7 @@ Operand dropout(Sema &s, CallArgs &a, const Bound &b) {
   if (!p)
     return s.poison();
   if (*p < 0 || *p >= 1) {
-    s.error(where(*b.get("p"), a), "dropout probability must be in [0, 1), found " +
+    errorAt(s, *b.get("p"), a, "dropout probability must be in [0, 1), found " +
                                        attrStr(AttrValue(*p)));
     return s.poison();
   }
@@ -486,7 +492,7 @@ Operand variadicLeavesOp(Sema &s, CallArgs &a, const Bound &b, llvm::StringRef o
   std::vector<Operand> leaves;
   for (const Operand &o : b.rest) {
     if (o.callee || o.module || o.dtype || o.type.kind() == Type::Kind::None) {
-      s.error(where(o, a), (name + problem).str() +
+      errorAt(s, o, a, (name + problem).str() +
                                (o.type.kind() == Type::Kind::None ? std::string("none")
                                                                    : describeOperand(o)));
       return s.poison();
@@ -542,7 +548,7 @@ Operand toScalar(Sema &s, CallArgs &a, const Bound &b) {
     std::string hint = x.type.isTensor() && !x.callee
                            ? "; for every element use x.astype(" + std::string(dtypeName(to)) + ")"
                            : "";
-    s.error(where(x, a), a.calleeName + "() needs a number or a 0-d tensor, found " +
+    errorAt(s, x, a, a.calleeName + "() needs a number or a 0-d tensor, found " +
                              describeOperand(x) + hint);
     return s.poison();
   }
@@ -578,7 +584,7 @@ Operand toScalar(Sema &s, CallArgs &a, const Bound &b) {
 Operand astype(Sema &s, CallArgs &a, const Bound &b) {
   const Operand *d = b.get("dtype");
   if (!d->dtype) {
-    s.error(where(*d, a), "'astype' needs a dtype (f32, f64, i32, i64, bool), found " +
+    errorAt(s, *d, a, "'astype' needs a dtype (f32, f64, i32, i64, bool), found " +
                               describeOperand(*d));
     return s.poison();
   }
@@ -615,7 +621,7 @@ Operand transpose(Sema &s, CallArgs &a, const Bound &b) {
 Operand concatStack(Sema &s, CallArgs &a, const Bound &b) {
   const Operand &xs = *b.get("xs");
   if (!xs.type.isTuple()) {
-    s.error(where(xs, a), "'" + a.calleeName + "' takes a tuple of tensors, found " +
+    errorAt(s, xs, a, "'" + a.calleeName + "' takes a tuple of tensors, found " +
                               describeOperand(xs));
     return s.poison();
   }
@@ -637,7 +643,7 @@ Operand concatStack(Sema &s, CallArgs &a, const Bound &b) {
 Operand splitChunk(Sema &s, CallArgs &a, const Bound &b) {
   const Operand &x = *b.get("x");
   if (!x.type.isTensor()) {
-    s.error(where(x, a), "'" + a.calleeName + "' needs a Tensor, found " + describeOperand(x));
+    errorAt(s, x, a, "'" + a.calleeName + "' needs a Tensor, found " + describeOperand(x));
     return s.poison();
   }
   std::optional<int64_t> axisArg = optionalAxis(s, a, b);
@@ -647,7 +653,8 @@ Operand splitChunk(Sema &s, CallArgs &a, const Bound &b) {
   int64_t rank = int64_t(x.type.rank());
   if (axis < -rank || axis >= rank) {
     s.error(a.loc, "axis " + std::to_string(axis) + " is out of range for " + x.type.str() +
-                       " (rank " + std::to_string(rank) + ")");
+                       " (rank " + std::to_string(rank) + ")",
+            {x});
     return s.poison();
   }
   const Dim &d = x.type.shape()[size_t(axis < 0 ? axis + rank : axis)];
@@ -663,7 +670,7 @@ Operand splitChunk(Sema &s, CallArgs &a, const Bound &b) {
     if (!n)
       return s.poison();
     if (*n <= 0 || !d.isStatic()) {
-      s.error(where(parts, a), !d.isStatic()
+      errorAt(s, parts, a, !d.isStatic()
                                    ? "'" + a.calleeName + "' into equal parts needs a static dim; " +
                                          x.type.str() + " has " + d.str()
                                    : "'" + a.calleeName + "' needs a positive number of parts");
@@ -671,7 +678,7 @@ Operand splitChunk(Sema &s, CallArgs &a, const Bound &b) {
     }
     int64_t each = a.calleeName == "chunk" ? (d.size() + *n - 1) / *n : d.size() / *n;
     if (a.calleeName == "split" && d.size() % *n != 0) {
-      s.error(where(parts, a), "cannot split " + d.str() + " elements of " + x.type.str() +
+      errorAt(s, parts, a, "cannot split " + d.str() + " elements of " + x.type.str() +
                                    " into " + std::to_string(*n) + " equal parts");
       return s.poison();
     }
@@ -704,7 +711,7 @@ Operand lenOp(Sema &s, CallArgs &a, const Bound &b) {
       return s.constant(int64_t(str->size()), a.loc);
   }
   if (!x.type.isTensor() || x.callee || x.type.rank() == 0) {
-    s.error(where(x, a), "len() needs a tuple or a tensor with at least one dimension, found " +
+    errorAt(s, x, a, "len() needs a tuple or a tensor with at least one dimension, found " +
                              describeOperand(x));
     return s.poison();
   }
@@ -714,7 +721,7 @@ Operand lenOp(Sema &s, CallArgs &a, const Bound &b) {
 Operand sizeOp(Sema &s, CallArgs &a, const Bound &b) {
   const Operand &x = *b.get("x");
   if (!x.type.isTensor() || x.callee) {
-    s.error(where(x, a), "size() needs a Tensor, found " + describeOperand(x));
+    errorAt(s, x, a, "size() needs a Tensor, found " + describeOperand(x));
     return s.poison();
   }
   if (auto n = x.type.staticNumElements())
@@ -757,7 +764,7 @@ Operand save(Sema &s, CallArgs &a, const Bound &b) {
   flatten(s, v, a.loc, leaves);
   for (const Operand &l : leaves)
     if (!l.type.isTensor() || l.callee) {
-      s.error(where(v, a), "save() writes a tensor or a tuple of tensors, found " +
+      errorAt(s, v, a, "save() writes a tensor or a tuple of tensors, found " +
                                describeOperand(v));
       return s.poison();
     }
@@ -778,7 +785,7 @@ Operand load(Sema &s, CallArgs &a, const Bound &b) {
   std::vector<Shape> shapes;
   for (const Type &t : leaves) {
     if (!t.isTensor() || like->callee) {
-      s.error(where(*like, a), "'like' of load() must be a tensor or a tuple of tensors, found " +
+      errorAt(s, *like, a, "'like' of load() must be a tensor or a tuple of tensors, found " +
                                    describeOperand(*like));
       return s.poison();
     }
@@ -822,7 +829,7 @@ Operand stopGradient(Sema &s, CallArgs &a, const Bound &b) {
 Operand gradOf(Sema &s, CallArgs &a, const Bound &b) {
   const Operand &f = *b.get("f");
   if (!f.callee) {
-    s.error(where(f, a), "'" + a.calleeName + "' needs a function, found " + describeOperand(f));
+    errorAt(s, f, a, "'" + a.calleeName + "' needs a function, found " + describeOperand(f));
     return s.poison();
   }
   auto g = std::make_shared<GradCallable>();
@@ -837,7 +844,7 @@ Operand gradOf(Sema &s, CallArgs &a, const Bound &b) {
     g->argnums = *v;
     g->argnumsIsTuple = an->type.isTuple();
     if (v->empty()) {
-      s.error(where(*an, a), "'argnums' must name at least one argument");
+      errorAt(s, *an, a, "'argnums' must name at least one argument");
       return s.poison();
     }
   }
@@ -862,7 +869,7 @@ Operand gradOf(Sema &s, CallArgs &a, const Bound &b) {
 Operand checkpointOf(Sema &s, CallArgs &a, const Bound &b) {
   const Operand &f = *b.get("f");
   if (!f.callee) {
-    s.error(where(f, a), "'checkpoint' needs a function, found " + describeOperand(f));
+    errorAt(s, f, a, "'checkpoint' needs a function, found " + describeOperand(f));
     return s.poison();
   }
   auto c = std::make_shared<CheckpointCallable>();

@@ -101,6 +101,7 @@ Function *Sema::specialise(std::shared_ptr<const FnCallable> fn, const std::vect
   FunctionScope scope(*this, f, fn->module);
   active.push_back(def);
 
+  CallFrame frame{callLoc, fn->qualifiedName, def, args, given, {}};
   std::map<std::string, Dim> syms;
   bool badArgument = false;
   const auto &params = def->getParams();
@@ -132,6 +133,8 @@ Function *Sema::specialise(std::shared_ptr<const FnCallable> fn, const std::vect
     } else {
       b.value = arg.value;
     }
+    if (given[i] && b.value)
+      frame.params[b.value] = i;
     std::string why;
     if (p->getAnnotation() && !checkAnnotation(p->getAnnotation(), arg.type, syms, why)) {
       badArgument = true;
@@ -151,7 +154,7 @@ Function *Sema::specialise(std::shared_ptr<const FnCallable> fn, const std::vect
     specialisations[key] = &f;
     return &f;
   }
-  callChain.push_back({callLoc, fn->qualifiedName});
+  callChain.push_back(std::move(frame));
   analyseBody(def->getBody());
 
   auto ret = env.find("$ret");

@@ -561,7 +561,7 @@ Operand Sema::shapeOf(const Operand &x, llvm::SMRange loc) {
 
 Operand Sema::tupleIndex(const Operand &t, const Expr &index, llvm::SMRange loc) {
   if (llvm::isa<SliceExpr>(index)) {
-    error(index.getRange(), "unsupported construct: slicing a tuple");
+    error(index.getRange(), "unsupported construct: slicing a tuple", {t});
     return poison();
   }
   Operand i = expr(index);
@@ -576,8 +576,10 @@ Operand Sema::tupleIndex(const Operand &t, const Expr &index, llvm::SMRange loc)
   }
   int64_t n = int64_t(t.type.elements().size());
   if (*c < -n || *c >= n) {
-    error(index.getRange(), "tuple index " + std::to_string(*c) + " is out of range for " +
-                                t.type.str() + " (" + std::to_string(n) + " elements)");
+    error(index.getRange(),
+          "tuple index " + std::to_string(*c) + " is out of range for " + t.type.str() + " (" +
+              std::to_string(n) + " elements)",
+          {t});
     return poison();
   }
   return getElement(t, size_t(*c < 0 ? *c + n : *c), loc);
@@ -587,8 +589,10 @@ Operand Sema::tensorIndex(const Operand &t, const SubscriptExpr &e) {
   const auto &indices = e.getIndices();
   size_t rank = t.type.rank();
   if (indices.size() > rank) {
-    error(e.getRange(), "too many indices for " + t.type.str() + " (rank " + std::to_string(rank) +
-                            "): " + std::to_string(indices.size()) + " given");
+    error(e.getRange(),
+          "too many indices for " + t.type.str() + " (rank " + std::to_string(rank) +
+              "): " + std::to_string(indices.size()) + " given",
+          {t});
     return poison(&e);
   }
   std::vector<int64_t> begin(rank, 0), end(rank, kSliceToEnd), step(rank, 1);

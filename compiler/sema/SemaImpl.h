@@ -133,6 +133,8 @@ public:
   void popDiagBuffer(bool keep);
   /// Notes where the names among `exprs` were last assigned.
   void noteDefinitions(const std::vector<const Expr *> &exprs);
+  /// Whether the last error's notes already say which argument `v` came from.
+  bool tracedByLastError(const Value *v) const;
 
   // --- modules (Sema.cpp), functions and calls (SemaCalls.cpp) ---
   ModuleInfo *loadModule(const ImportStmt &imp, ModuleInfo &importer);
@@ -261,10 +263,30 @@ public:
   std::set<const FunctionDefStmt *> specialisedDefs;
   /// Defs being specialised (recursion is an error).
   std::vector<const FunctionDefStmt *> active;
-  /// The calls being specialised, outermost first: where each was called and what it calls
-  /// ("nn.linear"), for the notes that lead from an error in an imported module back to the
-  /// main file.
-  std::vector<std::pair<llvm::SMRange, std::string>> callChain;
+  /// One call being specialised: where it is, what it calls ("nn.linear"), the caller's
+  /// arguments by parameter, and the callee's values that stand for them. An error inside the
+  /// callee is reported at the user's call and names the arguments it involves
+  /// (docs/sema.md "Errors inside called functions").
+  struct CallFrame {
+    llvm::SMRange loc;
+    std::string name;
+    const FunctionDefStmt *def = nullptr;
+    std::vector<Operand> args;
+    std::vector<bool> given;
+    /// Callee values (block arguments, static constants) -> parameter index.
+    std::map<const Value *, size_t> params;
+  };
+  /// The calls being specialised, outermost first.
+  std::vector<CallFrame> callChain;
+  /// Reports an error about `blamed` (the operands at fault, with their SSA values): inside a
+  /// called library function the notes then say which of the user's arguments they came from.
+  void error(llvm::SMRange r, const std::string &msg, const std::vector<Operand> &blamed);
+  /// The argument of the user's call at callChain[user] that `v` (a value of the innermost
+  /// callee, used there as `usedAs`) has its type from: its range and a note saying so. Adds
+  /// the innermost callee's parameter it went through to `traced`.
+  std::optional<std::pair<llvm::SMRange, std::string>>
+  traceArgument(const Value *v, size_t user, const Expr *usedAs,
+                std::set<const Value *> &traced) const;
   /// Where each specialised function returns its value (for grad's scalar check).
   llvm::DenseMap<const Function *, llvm::SMRange> returnLocs;
   /// Names a module resolves outside any function's environment (defs, imports, builtins).
@@ -274,13 +296,20 @@ public:
   /// Names defined only on some paths, for a better message when they are used.
   std::map<std::string, std::string> partialNames;
 
+  using NoteList = std::vector<std::pair<llvm::SMRange, std::string>>;
   struct PendingDiag {
     DiagKind kind;
     llvm::SMRange range;
     std::string message;
-    /// For an error inside an imported module: "'nn.linear' called here" notes, innermost
-    /// first, up to the call in the main file; reported after the error's own notes.
-    std::vector<std::pair<llvm::SMRange, std::string>> callers;
+    /// For an error inside a function reached from the main file's code through a library
+    /// (another file): the arguments of the user's call it involves, then "inside 'nn.mlp'"
+    /// notes from that call in to the error's own position; reported right after the error.
+    NoteList inside;
+    /// "'f' called here" notes, innermost first, out to the top level; reported after the
+    /// error's own notes.
+    NoteList callers;
+    /// Values whose argument `inside` names (their "defined here" notes would repeat it).
+    std::set<const Value *> traced;
   };
   std::vector<std::vector<PendingDiag>> diagStack;
   std::set<std::pair<const char *, std::string>> reported;

@@ -229,16 +229,20 @@ void Sema::analyseAssign(const Expr &target, Operand value, llvm::SMRange stmtLo
     return;
   }
   if (!value.type.isTuple()) {
-    error(stmtLoc, "cannot unpack " + value.type.str() + " into " + std::to_string(targets.size()) +
-                       " names (only tuples can be unpacked)");
+    error(stmtLoc,
+          "cannot unpack " + value.type.str() + " into " + std::to_string(targets.size()) +
+              " names (only tuples can be unpacked)",
+          {value});
     for (const Expr *e : targets)
       analyseAssign(*e, poison(), stmtLoc);
     return;
   }
   if (value.type.elements().size() != targets.size()) {
-    error(stmtLoc, "cannot unpack " + value.type.str() + " (" +
-                       std::to_string(value.type.elements().size()) + " elements) into " +
-                       std::to_string(targets.size()) + " names");
+    error(stmtLoc,
+          "cannot unpack " + value.type.str() + " (" +
+              std::to_string(value.type.elements().size()) + " elements) into " +
+              std::to_string(targets.size()) + " names",
+          {value});
     for (const Expr *e : targets)
       analyseAssign(*e, poison(), stmtLoc);
     return;

@@ -21,6 +21,6 @@ def wide(a: Tensor[f64, 3]):
 y1 = layer(zeros(8, 784), zeros(784, 10))
 y2 = layer(zeros(8), zeros(784, 10))  # expected-error {{argument 'x' of 'layer' does not match its annotation Tensor[B, 784]: expected rank 2, found f32[8]}}
 y3 = layer(zeros(8, 784), zeros(783, 10))  # expected-error {{argument 'w' of 'layer' does not match its annotation Tensor[784, N]: dim 0 is 783, expected 784 (found f32[783, 10])}}
-y4 = count(3)
+y4 = count(3)  # expected-note {{'count' called here}}
 y5 = pair(zeros(3), zeros(4))  # expected-error {{argument 'b' of 'pair' does not match its annotation Tensor[N]: N is 3 elsewhere in the signature but 4 in f32[4]}}
 y6 = wide(zeros(3))  # expected-error {{argument 'a' of 'wide' does not match its annotation Tensor[f64, 3]: expected dtype f64, found f32[3]}}

@@ -5,7 +5,7 @@ def f(x, k):
     return sum(x, axis=k)  # expected-error {{'axis' of 'sum' must be a constant int, found f32[3]}}
 
 x = zeros(3)
-a = f(x, x)
+a = f(x, x)  # expected-note {{'f' called here}}
 b = zeros(3, dtype=x)  # expected-error {{'dtype' of 'zeros' must be a dtype (f32, f64, i32, i64, bool), found f32[3]}}
 t = (x, 1)
 c = t[2]  # expected-error {{tuple index 2 is out of range for (f32[3], int) (2 elements)}}

@@ -32,4 +32,4 @@ def fact(n):
     return 1
 # expected-note@-4 {{'fact' is defined here}}
 
-k = fact(5)
+k = fact(5)  # expected-note {{'fact' called here}}

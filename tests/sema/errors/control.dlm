@@ -43,14 +43,14 @@ def maybe(a):  # expected-error {{'maybe' does not return a value on every path}
         return a
 # expected-note@-1 {{it returns f32[3] here}}
 
-m = maybe(x)
+m = maybe(x)  # expected-note {{'maybe' called here}}
 
 def nested():
     def inner():  # expected-error {{unsupported construct: a def inside a function (define it at the top level)}}
         return 1
     return 2
 
-k = nested()
+k = nested()  # expected-note {{'nested' called here}}
 
 for q in range(2):
     pass

@@ -30,4 +30,4 @@ def g(v):
     # expected-note@-4 {{assigned f32[] here}}
     return t
 
-print(g(ones(2, 2)))
+print(g(ones(2, 2)))  # expected-note {{'g' called here}}

@@ -17,7 +17,7 @@ def uses_global(a):
     return a + count  # expected-error {{undefined name 'count'}}
     # expected-note@-1 {{top-level variables are not visible inside a def; pass 'count' as an argument}}
 
-z = uses_global(x)
+z = uses_global(x)  # expected-note {{'uses_global' called here}}
 sum = 4  # expected-error {{cannot assign to built-in 'sum'}}
 nn = 5  # expected-error {{cannot assign to module 'nn'}}
 f64 = 6  # expected-error {{cannot assign to dtype 'f64'}}

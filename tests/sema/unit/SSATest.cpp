@@ -1,11 +1,13 @@
 //===- tests/sema/unit/SSATest.cpp - The typed SSA API, printer, verifier --===//
 //
 // Builds small programs by hand with the API lowering also uses, checks the printed form
-// (stable numbering, regions, header values) and that the verifier rejects a block without its
-// terminator and a use outside the scope of its definition.
+// (stable numbering, regions, header values, locations with their call chains) and that the
+// verifier rejects a block without its terminator and a use outside the scope of its definition.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/sema/SSA.h"
+
+#include "compiler/frontend/Diagnostics.h"
 
 #include <gtest/gtest.h>
 
@@ -119,4 +121,40 @@ TEST(SSA, WhileHeaderValues) {
   EXPECT_EQ(verify(p), "");
   EXPECT_NE(printed(p).find("%1 = while iter (%2 = %0) : int {"), std::string::npos);
   EXPECT_NE(printed(p).find("} do {\n    yield %2\n  }"), std::string::npos);
+}
+
+TEST(SSA, PrintLocsShowsInlinedCallChains) {
+  // An op autodiff copied out of f's body (f.dlm) at a call in g (g.dlm), itself copied in at
+  // main's call (main.dlm) prints its position, the op it is the gradient of, and both calls.
+  DiagnosticEngine diags(llvm::nulls());
+  unsigned fBuf = diags.addBuffer("def f(x):\n    return sin(x)\n", "f.dlm");
+  unsigned gBuf = diags.addBuffer("def g(x):\n    return f(x)\n", "g.dlm");
+  unsigned mainBuf = diags.addBuffer("y = 1\nz = g(y)\n", "main.dlm");
+  auto at = [&](unsigned buf, unsigned line, unsigned col) {
+    llvm::SMLoc loc = diags.getSourceMgr().FindLocForLineAndColumn(buf, line, col);
+    return llvm::SMRange(loc, loc);
+  };
+  Program p;
+  Function &f = p.addFunction("main", at(mainBuf, 1, 1));
+  Value *one = emitConst(f.entry(), 1);
+  f.entry().ops.back()->loc = at(mainBuf, 1, 5);
+  Operation &copied = emitOp(f.entry(), OpKind::Tuple, {one});
+  copied.addResult(Type::tuple({Type::intTy()}));
+  copied.loc = at(fBuf, 2, 12);
+  copied.gradOf = "sin";
+  const InlineSite *outer = p.addSite(at(mainBuf, 2, 5), "g", nullptr);
+  copied.inlinedAt = p.addSite(at(gBuf, 2, 12), "f", outer);
+  emitOp(f.entry(), OpKind::Return, {}).loc = at(mainBuf, 2, 1);
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  PrintOptions options;
+  options.printLocs = true;
+  options.diags = &diags;
+  print(p, os, options);
+  EXPECT_EQ(s, "func @main() -> none {\n"
+               "  %0 = const {value = 1} : int loc(\"main.dlm\":1:5)\n"
+               "  %1 = tuple %0 : (int,) loc(\"f.dlm\":2:12 grad_of \"sin\" in \"f\" at "
+               "\"g.dlm\":2:12 in \"g\" at \"main.dlm\":2:5)\n"
+               "  return loc(\"main.dlm\":2:1)\n"
+               "}\n");
 }
