@@ -393,6 +393,45 @@ std::string Session::prelude(unsigned &lines) const {
   return text;
 }
 
+/// The REPL's own wrappers in messages about a function, module or dtype where a value was
+/// expected: a printed expression is `print(...)`, a variable's or :type's probe is a def
+/// returning its argument (`g = f`, `:type f`). Says it in the terms of what was typed.
+void explainProbeErrors(std::string &messages, bool printed) {
+  if (printed)
+    for (const char *what : {"function", "module", "dtype"}) {
+      std::string from = std::string("print() cannot print a ") + what;
+      for (size_t at; (at = messages.find(from)) != std::string::npos;)
+        messages.replace(at, from.size(), std::string("a ") + what + " has no value to show");
+    }
+  const std::string probeError = "unsupported construct: returning a function, module or dtype";
+  size_t at = messages.find(probeError);
+  if (at == std::string::npos || messages.find(kKeep) == std::string::npos)
+    return;
+  // The error (its line, source line and caret) and the note at the probe's call after it.
+  size_t begin = messages.rfind('\n', at);
+  begin = begin == std::string::npos ? 0 : begin + 1;
+  auto afterLines = [&](size_t from, int count) {
+    for (int line = 0; line < count && from < messages.size(); ++line) {
+      size_t next = messages.find('\n', from);
+      from = next == std::string::npos ? messages.size() : next + 1;
+    }
+    return from;
+  };
+  size_t end = afterLines(begin, 3);
+  llvm::StringRef next = llvm::StringRef(messages).substr(end).split('\n').first;
+  if (next.contains("note:") && next.contains(kKeep))
+    end = afterLines(end, 3);
+  llvm::SmallVector<llvm::StringRef> match;
+  llvm::Regex call(std::string(kKeep) + "[0-9]+\\(([A-Za-z_][A-Za-z0-9_]*)\\)");
+  std::string explained =
+      call.match(llvm::StringRef(messages).slice(begin, end), &match)
+          ? "dlm: error: '" + match[1].str() + "' would hold a function, module or dtype: a " +
+                "session variable holds a value (tensors, numbers, tuples of them)\n"
+          : std::string("dlm: error: :type shows the type of a value, not of a function, module "
+                        "or dtype (try :type f(...))\n");
+  messages.replace(begin, end - begin, explained);
+}
+
 /// Rewrites `<session>:LINE:` positions so that they count lines from the input's first line.
 void Session::printDiagnostics(llvm::StringRef text, unsigned preludeLines,
                                unsigned firstVarLine, std::optional<llvm::StringRef> wrapped) {
@@ -474,6 +513,7 @@ bool Session::compile(llvm::StringRef body, EmitKind emit, llvm::raw_ostream &os
   std::optional<llvm::StringRef> wrapped;
   if (lead > 0)
     wrapped = body.split('\n').second.split('\n').first;
+  explainProbeErrors(messages, lead > 0);
   printDiagnostics(messages, lines + lead, lines - vars.size() + 1, wrapped);
   return ok && !diag.hasErrors();
 }
