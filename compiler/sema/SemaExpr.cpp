@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/sema/SemaImpl.h"
 
+#include "llvm/Support/FileSystem.h"
+
 #include <cmath>
 
 namespace dlm::sema {
@@ -54,8 +56,11 @@ const Binding *Sema::lookup(llvm::StringRef n, llvm::SMRange loc, bool report) {
       return nullptr;
     }
     std::string guess = closestName(n, visibleNames());
-    error(loc, "undefined name '" + key + "'" +
-                   (guess.empty() ? "" : "; did you mean '" + guess + "'?"));
+    std::string hint = guess.empty() ? "" : "; did you mean '" + guess + "'?";
+    // `nn.linear(...)` without `import nn` (the REPL completes nn.<Tab> before the import).
+    if (llvm::sys::fs::exists(options.stdlibDir + "/" + key + ".dlm"))
+      hint = "; the library module '" + key + "' needs 'import " + key + "' first";
+    error(loc, "undefined name '" + key + "'" + hint);
     if (inFunction && mainNames.count(key))
       note(loc, "top-level variables are not visible inside a def; pass '" + key +
                     "' as an argument");
