@@ -130,7 +130,17 @@ void fuse(Graph &g, std::vector<NodeId> members, const std::vector<size_t> &pos)
     st.dtype = g.node(id).results[0].dtype();
     body.push_back(std::move(st));
   }
+  // The fused node reports a run-time error (a broadcast of run-time shapes, an integer
+  // division by zero) at the first member that can fail, where -O0 reports it: only members with
+  // two or more operands can. The root's location pointed at `tanh(` of tanh(w * h).
+  Location loc = g.node(members.back()).loc;
+  for (NodeId id : members)
+    if (g.node(id).inputs.size() > 1 && mayFail(g, g.node(id))) {
+      loc = g.node(id).loc;
+      break;
+    }
   Node &root = g.node(members.back());
+  root.loc = std::move(loc);
   root.op = "fused";
   root.attrs = {{"body", printFusedBody(body, inputs.size())}};
   root.inputs = std::move(inputs);
