@@ -19,18 +19,22 @@
 #include "runtime/CApi.h"
 #include "runtime/Interrupt.h"
 
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
-#include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
 #include "llvm/Analysis/TargetTransformInfo.h"
+#include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Verifier.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/Endian.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -39,6 +43,7 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/Transforms/IPO/MergeFunctions.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Vectorize/LoopVectorize.h"
 
 #include <algorithm>
@@ -48,6 +53,10 @@
 #include <map>
 #include <mutex>
 #include <string_view>
+#include <system_error>
+#include <thread>
+
+#include <sched.h>
 
 #ifndef DLM_AOT_LINK_LIBS
 #define DLM_AOT_LINK_LIBS ""
@@ -68,7 +77,7 @@ void initializeLLVM() {
 
 /// Milliseconds of CPU time this process has used, all threads (what other jobs on a shared
 /// machine do not inflate, unlike wall time).
-double threadCpuMs() {
+double processCpuMs() {
   timespec ts{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
@@ -77,10 +86,10 @@ double threadCpuMs() {
 /// Timing of the codegen stages for --time-passes: "time: STAGE WALL ms (cpu CPU ms)".
 class StageTimer {
 public:
-  explicit StageTimer(bool on) : on(on), last(std::chrono::steady_clock::now()), lastCpu(threadCpuMs()) {}
+  explicit StageTimer(bool on) : on(on), last(std::chrono::steady_clock::now()), lastCpu(processCpuMs()) {}
   void lap(const char *stage) {
     auto now = std::chrono::steady_clock::now();
-    double cpu = threadCpuMs();
+    double cpu = processCpuMs();
     if (on)
       llvm::errs() << llvm::format("time: %-10s %9.3f ms (cpu %.3f ms)\n", stage,
                                    std::chrono::duration<double, std::milli>(now - last).count(),
@@ -244,17 +253,25 @@ void pinVectorWidth(llvm::Function &f, llvm::TargetMachine &tm) {
 }
 
 /// The JIT's pipeline for a large program (largeProgram) at -O2 and above: identical functions
-/// merged, then the loop vectoriser alone on every function but @dlm_main — the outlined
-/// elementwise loops, where such a program's arithmetic is — and nothing on @dlm_main, whose
-/// calls into the runtime run as fast unoptimised. (instcombine and simplifycfg after the
-/// vectoriser cost ~3 ms of CPU on the LSTM script and its run was no faster.) Everything is
-/// then compiled at machine-code level 0 (FastISel and the fast register allocator: instruction
-/// selection and register allocation at any higher level cost 5-8x as much on these modules).
-void vectorizeHelpers(llvm::Module &module, llvm::TargetMachine &tm) {
+/// merged (mergeIdenticalFunctions), then the loop vectoriser alone on every function but
+/// @dlm_main (vectorizeLoops) — the outlined elementwise loops, where such a program's arithmetic
+/// is — and nothing on @dlm_main, whose calls into the runtime run as fast unoptimised.
+/// (instcombine and simplifycfg after the vectoriser cost ~3 ms of CPU on the LSTM script and its
+/// run was no faster.) Everything is then compiled at machine-code level 0 (FastISel and the fast
+/// register allocator: instruction selection and register allocation at any higher level cost
+/// 5-8x as much on these modules). The two halves may run on two threads (splitOffLoops).
+///
+/// Identical loops become one (13 of the LSTM script's 25: its three sigmoids, their gradients,
+/// ...), which halves what the vectoriser and instruction selection see.
+void mergeIdenticalFunctions(llvm::Module &module) {
+  llvm::ModuleAnalysisManager unused; // the pass asks for no analysis
+  llvm::MergeFunctionsPass().run(module, unused);
+}
+
+/// The loop vectoriser, with the width pinned (pinVectorWidth), on every function of `module` but
+/// @dlm_main.
+void vectorizeLoops(llvm::Module &module, llvm::TargetMachine &tm) {
   Analyses a(tm, llvm::PipelineTuningOptions());
-  // Identical loops first become one (13 of the LSTM script's 25: its three sigmoids, their
-  // gradients, ...), which halves what the vectoriser and instruction selection see.
-  llvm::MergeFunctionsPass().run(module, a.mam);
   llvm::FunctionPassManager fpm;
   fpm.addPass(llvm::LoopVectorizePass());
   for (llvm::Function &f : module)
@@ -281,10 +298,10 @@ void vectorizeHelpers(llvm::Module &module, llvm::TargetMachine &tm) {
   X(dlm_kernel_run) X(dlm_tensor_reshape) X(dlm_tensor_select) X(dlm_tensor_sum_to)             \
   X(dlm_tensor_transpose) X(dlm_tensor_zeros) X(dlm_matmul_bias_accumulate)
 
-/// The JIT compiles a program the large-program way (vectorizeHelpers, then machine-code level
-/// 0) when its elementwise loops are small and either it has no loop inside a loop or its
-/// @dlm_main has more than kJitSmallBudget instructions; always above kJitOptimizeBudget; every
-/// other program at the requested level. docs/codegen.md "Large programs" has the measurements.
+/// The JIT compiles a program the large-program way (mergeIdenticalFunctions, vectorizeLoops,
+/// then machine-code level 0) when its elementwise loops are small and either it has no loop
+/// inside a loop or its @dlm_main has more than kJitSmallBudget instructions; always above
+/// kJitOptimizeBudget; every other program at the requested level. docs/codegen.md "Large programs" has the measurements.
 ///
 /// LLVM's -O2 pipeline and instruction selection grow faster than linearly with the size of
 /// @dlm_main, which holds every inlined call of the program (forward and backward): for the LSTM
@@ -340,24 +357,15 @@ bool largeProgram(const llvm::Module &module, const graph::Graph &graph) {
 
 namespace {
 
-/// The function attribute carrying the machine-code level a JIT module is compiled at.
-constexpr const char *kCodegenLevelAttr = "dlm-codegen-level";
-
-/// The session's IR -> object compiler: one target machine per machine-code level, chosen per
-/// module by the kCodegenLevelAttr of its functions. One session serves programs compiled at
-/// different -O levels (and large programs, which the JIT compiles at level 0: largeProgram).
-class LevelledCompiler : public llvm::orc::IRCompileLayer::IRCompiler {
+/// One compile thread's target machines for the host, one per machine-code level, created on
+/// first use and kept for the session's later programs. A TargetMachine may not be used by two
+/// threads at once, so each thread of a split compile has its own set.
+class HostMachines {
 public:
-  explicit LevelledCompiler(llvm::orc::JITTargetMachineBuilder jtmb)
-      : IRCompiler(llvm::orc::irManglingOptionsFromTargetOptions(jtmb.getOptions())), jtmb(std::move(jtmb)) {}
+  explicit HostMachines(llvm::orc::JITTargetMachineBuilder jtmb) : jtmb(std::move(jtmb)) {}
 
-  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> operator()(llvm::Module &m) override {
-    unsigned level = 2;
-    for (const llvm::Function &f : m)
-      if (!f.isDeclaration() && f.hasFnAttribute(kCodegenLevelAttr)) {
-        level = std::min(3u, (unsigned)f.getFnAttributeAsParsedInteger(kCodegenLevelAttr, 2));
-        break;
-      }
+  llvm::Expected<llvm::TargetMachine &> get(unsigned level) {
+    level = std::min(level, 3u);
     if (!machines[level]) {
       llvm::orc::JITTargetMachineBuilder builder = jtmb;
       builder.setCodeGenOptLevel(codegenLevel(level));
@@ -365,13 +373,349 @@ public:
       if (!tm) return tm.takeError();
       machines[level] = std::move(*tm);
     }
-    return llvm::orc::SimpleCompiler(*machines[level])(m);
+    return *machines[level];
   }
 
 private:
   llvm::orc::JITTargetMachineBuilder jtmb;
   std::unique_ptr<llvm::TargetMachine> machines[4];
 };
+
+/// CPU milliseconds the calling thread has used.
+double threadCpuMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/// How many threads the JIT may compile a large program on: $DLM_JIT_THREADS when set (1 forces
+/// one; any larger number means two, the most a compile uses), else 2 when the process may run on
+/// two or more CPUs (its affinity mask), else 1. `warning` says why a malformed value was ignored.
+unsigned jitThreads(std::string &warning) {
+  static const std::pair<unsigned, std::string> threads = [] {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    unsigned cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? (unsigned)CPU_COUNT(&set)
+                                                                : std::thread::hardware_concurrency();
+    std::pair<unsigned, std::string> result{cpus >= 2 ? 2 : 1, ""};
+    if (const char *env = std::getenv("DLM_JIT_THREADS"); env && *env) {
+      unsigned n = 0;
+      if (!llvm::StringRef(env).getAsInteger(10, n) && n >= 1)
+        result.first = std::min(n, 2u);
+      else
+        result.second = std::string("ignoring DLM_JIT_THREADS='") + env + "': expected a number of threads (1 or more)";
+    }
+    return result;
+  }();
+  warning = threads.second;
+  return threads.first;
+}
+
+/// What a function costs to compile the large-program way, in units of about one instruction of
+/// @dlm_main at machine-code level 0 (~5 us of CPU): its instructions as emitted, times
+/// kJitLoopWeight for a loop the vectoriser widens (AVX-512 code: several machine instructions
+/// per IR one, and the vectoriser itself). On the LSTM training script @dlm_main (~3060
+/// instructions) took ~14 ms of CPU, its loops (~700 instructions) ~18 ms, its other functions
+/// (~160) under 1 ms.
+constexpr double kJitLoopWeight = 5;
+
+/// What the second thread pays before its share (reading the bitcode, its own pass managers and
+/// target machines: ~1.5 ms), in the same units.
+constexpr double kJitSplitStartCost = 300;
+
+/// A split compile's second half goes to another thread only when the balance (functionsToSplitOff)
+/// gives it at least this much work, in the same units: less does not pay for splitting the
+/// module and starting the thread. bench/jit/first_result.dlm (~490) and examples/main.dlm (~270)
+/// stay on one thread, the LSTM training script (~3350) does not (docs/codegen.md "Compiling on
+/// two threads").
+constexpr double kJitSplitMinCost = 800;
+
+/// Whether `f` holds an outlined loop: a loop latch the emitter marked (llvm.loop metadata).
+bool hasLoop(const llvm::Function &f) {
+  for (const llvm::BasicBlock &bb : f)
+    if (const llvm::Instruction *term = bb.getTerminator(); term && term->getMetadata(llvm::LLVMContext::MD_loop))
+      return true;
+  return false;
+}
+
+/// The functions of `module` the second thread of a split compile takes, chosen so that the two
+/// threads' estimated costs (kJitLoopWeight) are even: @dlm_main stays on this thread, and the
+/// others, most expensive first, go to whichever side has less so far. None when the second
+/// thread's share would be under kJitSplitMinCost.
+std::vector<llvm::Function *> functionsToSplitOff(llvm::Module &module, bool vectorize) {
+  std::vector<std::pair<double, llvm::Function *>> others;
+  double here = 0, there = kJitSplitStartCost;
+  for (llvm::Function &f : module) {
+    if (f.isDeclaration()) continue;
+    double cost = (double)f.getInstructionCount() * (vectorize && hasLoop(f) ? kJitLoopWeight : 1);
+    if (f.getName() == "dlm_main")
+      here += cost;
+    else
+      others.push_back({cost, &f});
+  }
+  // Ties keep the module's order, so that the split (and the objects) do not vary between runs.
+  std::stable_sort(others.begin(), others.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
+  std::vector<llvm::Function *> moved;
+  for (const auto &[cost, f] : others) {
+    if (there <= here) {
+      moved.push_back(f);
+      there += cost;
+    } else {
+      here += cost;
+    }
+  }
+  if (there - kJitSplitStartCost < kJitSplitMinCost) moved.clear();
+  return moved;
+}
+
+/// Makes `g` a symbol the two objects of a split module share: external (named; its references
+/// not DSO-local, so they go through the GOT entries and stubs the JIT's linker makes, wherever in
+/// memory the two objects land).
+void shareSymbol(llvm::GlobalValue &g) {
+  if (!g.hasLocalLinkage()) return;
+  if (!g.hasName()) g.setName("dlm.shared");
+  g.setLinkage(llvm::GlobalValue::ExternalLinkage);
+  g.setVisibility(llvm::GlobalValue::DefaultVisibility);
+  g.setDSOLocal(false);
+}
+
+/// Adds the globals `c` refers to, through constant expressions and aggregates, to `out`.
+void globalsIn(const llvm::Constant *c, llvm::SmallPtrSetImpl<const llvm::Constant *> &seen,
+               llvm::SetVector<llvm::GlobalValue *> &out) {
+  if (!seen.insert(c).second) return;
+  if (auto *g = llvm::dyn_cast<llvm::GlobalValue>(c)) {
+    out.insert(const_cast<llvm::GlobalValue *>(g));
+    return;
+  }
+  for (const llvm::Use &u : c->operands())
+    if (auto *k = llvm::dyn_cast<llvm::Constant>(u.get())) globalsIn(k, seen, out);
+}
+
+/// Splits `module` for a compile on two threads: the bodies of `moved` leave it for a module of
+/// their own, returned as bitcode for the other thread to read into its own LLVMContext (a context
+/// and everything in it may only be used by one thread at a time; writing and reading the bitcode
+/// of a few small functions is cheaper than emitting them twice). Each half declares what the
+/// other defines, and what they share becomes an external symbol (shareSymbol); read-only data
+/// the moved functions use without its address being compared (unnamed_addr) is copied into both
+/// halves. The new module holds only what the moved functions name (CloneModule would first
+/// declare every global of `module`, several times the cost).
+std::string splitOff(llvm::Module &module, llvm::ArrayRef<llvm::Function *> moved) {
+  llvm::SmallPtrSet<const llvm::GlobalValue *, 32> copied(moved.begin(), moved.end());
+  llvm::SmallPtrSet<const llvm::Constant *, 32> seen;
+  llvm::SetVector<llvm::GlobalValue *> used;
+  for (llvm::Function *f : moved)
+    for (const llvm::Instruction &i : llvm::instructions(*f))
+      for (const llvm::Value *op : i.operands())
+        if (auto *c = llvm::dyn_cast<llvm::Constant>(op)) globalsIn(c, seen, used);
+  // `used` grows while it is walked: a copied constant's initializer may name more globals.
+  for (size_t k = 0; k < used.size(); ++k) {
+    llvm::GlobalValue *g = used[k];
+    if (copied.contains(g)) continue;
+    auto *var = llvm::dyn_cast<llvm::GlobalVariable>(g);
+    if (var && var->isConstant() && var->hasLocalLinkage() && var->hasInitializer() && var->hasGlobalUnnamedAddr()) {
+      copied.insert(var);
+      globalsIn(var->getInitializer(), seen, used);
+    } else {
+      shareSymbol(*g);
+    }
+  }
+  for (llvm::Function *f : moved) {
+    shareSymbol(*f);
+    used.insert(f);
+  }
+  auto part = std::make_unique<llvm::Module>("dlm.split", module.getContext());
+  part->setDataLayout(module.getDataLayout());
+  part->setTargetTriple(module.getTargetTriple());
+  llvm::ValueToValueMapTy map;
+  for (llvm::GlobalValue *g : used) {
+    llvm::GlobalValue *copy;
+    if (auto *f = llvm::dyn_cast<llvm::Function>(g)) {
+      auto *nf = llvm::Function::Create(f->getFunctionType(), llvm::GlobalValue::ExternalLinkage,
+                                        f->getAddressSpace(), f->getName(), part.get());
+      nf->copyAttributesFrom(f);
+      copy = nf;
+    } else if (auto *var = llvm::dyn_cast<llvm::GlobalVariable>(g)) {
+      auto *nv = new llvm::GlobalVariable(*part, var->getValueType(), var->isConstant(), llvm::GlobalValue::ExternalLinkage,
+                                          nullptr, var->getName(), nullptr, var->getThreadLocalMode(),
+                                          var->getType()->getAddressSpace());
+      nv->copyAttributesFrom(var);
+      copy = nv;
+    } else if (g->getValueType()->isFunctionTy()) { // an alias of a function: declared as one
+      copy = llvm::Function::Create(llvm::cast<llvm::FunctionType>(g->getValueType()), llvm::GlobalValue::ExternalLinkage,
+                                    g->getAddressSpace(), g->getName(), part.get());
+    } else {
+      copy = new llvm::GlobalVariable(*part, g->getValueType(), false, llvm::GlobalValue::ExternalLinkage, nullptr,
+                                      g->getName());
+    }
+    copy->setLinkage(g->getLinkage());
+    if (!copied.contains(g)) copy->setLinkage(llvm::GlobalValue::ExternalLinkage);
+    map[g] = copy;
+  }
+  for (llvm::GlobalValue *g : used) {
+    if (!copied.contains(g)) continue;
+    if (auto *var = llvm::dyn_cast<llvm::GlobalVariable>(g)) {
+      llvm::cast<llvm::GlobalVariable>(map[g])->setInitializer(llvm::MapValue(var->getInitializer(), map));
+    } else {
+      auto *f = llvm::cast<llvm::Function>(g);
+      auto *nf = llvm::cast<llvm::Function>(map[g]);
+      auto arg = nf->arg_begin();
+      for (const llvm::Argument &a : f->args()) {
+        arg->setName(a.getName());
+        map[&a] = &*arg++;
+      }
+      llvm::SmallVector<llvm::ReturnInst *, 4> returns;
+      llvm::CloneFunctionInto(nf, f, map, llvm::CloneFunctionChangeType::ClonedModule, returns);
+    }
+  }
+  std::string bitcode;
+  llvm::raw_string_ostream os(bitcode);
+  llvm::WriteBitcodeToFile(*part, os);
+  os.flush();
+  part.reset();
+  for (llvm::Function *f : moved) {
+    f->deleteBody();
+    f->setDSOLocal(false);
+  }
+  // Data only the moved functions used.
+  for (llvm::GlobalVariable &g : llvm::make_early_inc_range(module.globals())) {
+    if (!g.hasLocalLinkage()) continue;
+    g.removeDeadConstantUsers();
+    if (g.use_empty()) g.eraseFromParent();
+  }
+  return bitcode;
+}
+
+/// Machine code for `module` at `tm`'s level, as an object file in memory.
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> objectCode(llvm::Module &module, llvm::TargetMachine &tm) {
+  return llvm::orc::SimpleCompiler(tm)(module);
+}
+
+/// The IR verifier's complaint about `module` after a split, "" when it is well formed or when
+/// modules are not verified (verifyEveryModule).
+std::string verifySplit(const llvm::Module &module) {
+  if (!verifyEveryModule()) return "";
+  std::string problems;
+  llvm::raw_string_ostream os(problems);
+  if (!llvm::verifyModule(module, &os)) return "";
+  return "the split module '" + module.getModuleIdentifier() + "' is malformed: " + os.str();
+}
+
+/// What the second thread of a split compile hands back: its object, or why it has none; the CPU
+/// time it spent reading the bitcode, vectorising and generating machine code.
+struct SplitCompiled {
+  std::unique_ptr<llvm::MemoryBuffer> object;
+  std::string error;
+  double readMs = 0, vectorizeMs = 0, machineCodeMs = 0;
+  size_t functions = 0;
+};
+
+/// The second thread's half of a split compile (splitOff): reads `bitcode` into a context of its
+/// own, vectorises its loops with `irLevel`'s machine (when `vectorize`), and compiles it at
+/// machine-code level 0 with its own target machines.
+void compileSplitOff(llvm::StringRef bitcode, HostMachines &machines, unsigned irLevel, bool vectorize,
+                     SplitCompiled &out) {
+  double t0 = threadCpuMs();
+  llvm::LLVMContext ctx;
+  auto module = llvm::parseBitcodeFile(llvm::MemoryBufferRef(bitcode, "dlm.split"), ctx);
+  if (!module) {
+    out.error = llvm::toString(module.takeError());
+    return;
+  }
+  if (std::string e = verifySplit(**module); !e.empty()) {
+    out.error = e;
+    return;
+  }
+  for (const llvm::Function &f : **module) out.functions += !f.isDeclaration();
+  double t1 = threadCpuMs();
+  out.readMs = t1 - t0;
+  if (vectorize) {
+    auto tm = machines.get(irLevel);
+    if (!tm) {
+      out.error = llvm::toString(tm.takeError());
+      return;
+    }
+    vectorizeLoops(**module, *tm);
+  }
+  double t2 = threadCpuMs();
+  out.vectorizeMs = t2 - t1;
+  auto tm = machines.get(0);
+  if (!tm) {
+    out.error = llvm::toString(tm.takeError());
+    return;
+  }
+  auto object = objectCode(**module, *tm);
+  if (!object) {
+    out.error = llvm::toString(object.takeError());
+    return;
+  }
+  out.object = std::move(*object);
+  out.machineCodeMs = threadCpuMs() - t2;
+}
+
+/// A cache entry holds a program's objects — one, or two from a compile on two threads — packed
+/// into one byte string: the magic "DLMPACK\n", the format version and the number of objects
+/// (32-bit little-endian each), each object's size (64-bit little-endian), then the objects back
+/// to back. An entry that is not such a pack, or whose sizes do not add up to its length, is a miss.
+constexpr llvm::StringLiteral kPackMagic = "DLMPACK\n";
+constexpr uint32_t kPackVersion = 1;
+constexpr uint32_t kPackMaxObjects = 16;
+
+std::string packObjects(llvm::ArrayRef<std::unique_ptr<llvm::MemoryBuffer>> objects) {
+  std::string pack(kPackMagic);
+  auto append = [&](uint64_t value, unsigned bytes) {
+    for (unsigned k = 0; k < bytes; ++k) pack.push_back((char)(value >> (8 * k)));
+  };
+  append(kPackVersion, 4);
+  append(objects.size(), 4);
+  for (const auto &object : objects) append(object->getBufferSize(), 8);
+  for (const auto &object : objects) pack += object->getBuffer();
+  return pack;
+}
+
+/// The objects of `pack` (packObjects), each copied into a buffer of its own; false, with `why`,
+/// when it is not a whole pack this dlm reads.
+bool unpackObjects(llvm::StringRef pack, std::vector<std::unique_ptr<llvm::MemoryBuffer>> &objects,
+                   std::string &why) {
+  namespace endian = llvm::support::endian;
+  size_t header = kPackMagic.size() + 8;
+  if (pack.size() < header || !pack.starts_with(kPackMagic)) {
+    why = "not a pack of objects";
+    return false;
+  }
+  uint32_t version = endian::read32le(pack.data() + kPackMagic.size());
+  uint32_t count = endian::read32le(pack.data() + kPackMagic.size() + 4);
+  if (version != kPackVersion) {
+    why = "object pack version " + std::to_string(version) + ", this dlm reads " + std::to_string(kPackVersion);
+    return false;
+  }
+  if (count == 0 || count > kPackMaxObjects || pack.size() < header + 8 * (size_t)count) {
+    why = "object pack of " + std::to_string(count) + " objects in " + std::to_string(pack.size()) + " bytes";
+    return false;
+  }
+  uint64_t at = header + 8 * (uint64_t)count;
+  std::vector<uint64_t> sizes;
+  for (uint32_t k = 0; k < count; ++k) {
+    uint64_t size = endian::read64le(pack.data() + header + 8 * k);
+    if (size == 0 || size > pack.size() - at) {
+      why = "object pack: object " + std::to_string(k) + " of " + std::to_string(size) +
+            " bytes past the end of the entry";
+      return false;
+    }
+    sizes.push_back(size);
+    at += size;
+  }
+  if (at != pack.size()) {
+    why = "object pack: " + std::to_string(pack.size() - at) + " bytes after its objects";
+    return false;
+  }
+  at = header + 8 * (uint64_t)count;
+  for (uint32_t k = 0; k < count; ++k) {
+    objects.push_back(llvm::MemoryBuffer::getMemBufferCopy(pack.substr(at, sizes[k]),
+                                                           "cached object " + std::to_string(k)));
+    at += sizes[k];
+  }
+  return true;
+}
 
 /// The session cache's key for `graph` at -O`level`. Lowering inlines every call, so a graph is
 /// the whole program and the unit of compilation: its printed form (ops, attributes, types with
@@ -386,9 +730,11 @@ uint64_t cacheKey(const graph::Graph &graph, unsigned level) {
 /// The on-disk cache's key for `module` as emitted (before any pass: its bitcode holds the
 /// program's constants, its failure sites' file names and source lines, and every loop), the
 /// -O level, whether it is a large program and the machine-code level it compiles at, the target
-/// (triple, CPU, features), the LLVM version and this build of dlm (buildIdentity). The emitted
-/// module has no address of this process in it (kernels are looked up by name in @dlm_init, the
-/// runtime's entries are symbols the JIT links), so its object serves any process.
+/// (triple, CPU, features), the LLVM version, this build of dlm (buildIdentity) and the entry's
+/// payload format (packObjects). The emitted module has no address of this process in it
+/// (kernels are looked up by name in @dlm_init, the runtime's entries are symbols the JIT links),
+/// so its objects serve any process. Whether they were compiled on one thread or two is not in the
+/// key: either pack links and runs the same.
 ObjectKey objectKey(const llvm::Module &module, const llvm::TargetMachine &tm, unsigned optLevel, bool large,
                     unsigned codegenLevel) {
   llvm::SmallVector<char, 0> bitcode;
@@ -404,6 +750,8 @@ ObjectKey objectKey(const llvm::Module &module, const llvm::TargetMachine &tm, u
   key.add(optLevel);
   key.add(large);
   key.add(codegenLevel);
+  key.add(kPackMagic);
+  key.add(kPackVersion);
   key.add(llvm::StringRef(bitcode.data(), bitcode.size()));
   return key.finish();
 }
@@ -414,9 +762,13 @@ struct JitSession::Impl {
   std::unique_ptr<llvm::orc::LLJIT> jit;
   std::map<uint64_t, int (*)()> cache; ///< cacheKey -> compiled @dlm_main
   unsigned modules = 0;
-  ObjectCapture capture;            ///< copies of compiled objects, for the on-disk cache
+  std::unique_ptr<HostMachines> machines;     ///< the calling thread's target machines
+  std::unique_ptr<HostMachines> splitMachines; ///< the second compile thread's
   std::unique_ptr<ObjectCache> disk; ///< the on-disk cache (null: off)
   bool diskOpened = false;
+  bool threadsChecked = false;
+  std::mutex linkErrorsLock;
+  std::string linkErrors; ///< what the ExecutionSession reported during the current link
 
   /// The on-disk object cache when options ask for it and the environment has one (opened by
   /// the first program that asks); null otherwise.
@@ -434,51 +786,79 @@ struct JitSession::Impl {
     return disk.get();
   }
 
-  /// A new JITDylib for one program, linked against the main one (the runtime's C ABI).
-  llvm::Expected<llvm::orc::JITDylib &> programDylib() {
-    auto dylib = jit->createJITDylib("program." + std::to_string(modules++));
-    if (dylib) dylib->addToLinkOrder(jit->getMainJITDylib());
-    return dylib;
+  /// How many threads this session compiles on (jitThreads; a malformed setting is warned about once).
+  unsigned compileThreads(DiagnosticEngine &diags) {
+    std::string warning;
+    unsigned n = jitThreads(warning);
+    if (!threadsChecked && !warning.empty()) diags.warning(warning);
+    threadsChecked = true;
+    return n;
   }
 
-  /// The @dlm_main of the cached object of `key`, linked into a new JITDylib; null on a miss. An
-  /// entry that does not link (only a foreign writer could make one) is removed, and a miss.
+  /// Links `objects` into a new JITDylib of the session, linked against the main one (the
+  /// runtime's C ABI): each program's symbols never meet another program's. Returns its
+  /// @dlm_main, or null with `why` (and no JITDylib left behind).
+  int (*link(std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects, std::string &why))() {
+    auto dylib = jit->createJITDylib("program." + std::to_string(modules++));
+    if (!dylib) {
+      why = llvm::toString(dylib.takeError());
+      return nullptr;
+    }
+    dylib->addToLinkOrder(jit->getMainJITDylib());
+    {
+      std::lock_guard<std::mutex> lock(linkErrorsLock);
+      linkErrors.clear();
+    }
+    llvm::Error error = llvm::Error::success();
+    for (auto &object : objects)
+      if ((error = jit->addObjectFile(*dylib, std::move(object)))) break;
+    if (!error) {
+      auto address = jit->lookup(*dylib, "dlm_main");
+      if (address) return address->toPtr<int (*)()>();
+      error = address.takeError();
+    }
+    why = llvm::toString(std::move(error));
+    std::lock_guard<std::mutex> lock(linkErrorsLock);
+    if (!linkErrors.empty()) why += " (" + linkErrors + ")";
+    llvm::consumeError(jit->getExecutionSession().removeJITDylib(*dylib));
+    return nullptr;
+  }
+
+  /// The @dlm_main of the cached objects of `key`, linked; null on a miss. An entry that does
+  /// not link (only a foreign writer could make one) is removed, and a miss.
   int (*linkCached(ObjectCache &disk, const ObjectKey &key, bool verbose, StageTimer &timer))() {
     std::string why;
-    std::unique_ptr<llvm::MemoryBuffer> object = disk.load(key, why);
-    if (!object) {
+    std::unique_ptr<llvm::MemoryBuffer> entry = disk.load(key, why);
+    std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects;
+    if (!entry || !unpackObjects(entry->getBuffer(), objects, why)) {
       if (verbose) llvm::errs() << "cache: miss " << disk.entryPath(key) << " (" << why << ")\n";
       return nullptr;
     }
-    size_t bytes = object->getBufferSize();
+    size_t bytes = entry->getBufferSize(), count = objects.size();
+    entry.reset();
     timer.lap("cache-load");
-    auto dylib = programDylib();
-    if (!dylib) {
-      why = llvm::toString(dylib.takeError());
-    } else if (llvm::Error e = jit->addObjectFile(*dylib, std::move(object))) {
-      why = llvm::toString(std::move(e));
-    } else if (auto address = jit->lookup(*dylib, "dlm_main")) {
+    if (int (*main)() = link(std::move(objects), why)) {
       timer.lap("link");
-      if (verbose) llvm::errs() << "cache: hit " << disk.entryPath(key) << " (" << bytes << " bytes of object)\n";
-      return address->toPtr<int (*)()>();
-    } else {
-      why = llvm::toString(address.takeError());
+      if (verbose)
+        llvm::errs() << "cache: hit " << disk.entryPath(key) << " (" << count << (count == 1 ? " object, " : " objects, ")
+                     << bytes << " bytes)\n";
+      return main;
     }
-    if (dylib) llvm::consumeError(jit->getExecutionSession().removeJITDylib(*dylib));
     disk.remove(key);
     if (verbose) llvm::errs() << "cache: miss " << disk.entryPath(key) << " (the entry does not link: " << why << ")\n";
     return nullptr;
   }
 
-  /// Stores the object just compiled for `key` (captured from the compiler).
-  void storeCompiled(ObjectCache &disk, const ObjectKey &key, bool verbose, StageTimer &timer) {
-    std::optional<std::string> object = capture.take();
-    std::string why = "the JIT compiled no object for it";
-    bool stored = object && disk.store(key, *object, why);
+  /// Stores `pack` (the objects just compiled for `key`, packObjects) in the on-disk cache.
+  void storeCompiled(ObjectCache &disk, const ObjectKey &key, const std::string &pack, size_t count, bool verbose,
+                     StageTimer &timer) {
+    std::string why;
+    bool stored = disk.store(key, pack, why);
     timer.lap("cache-store");
     if (!verbose) return;
     if (stored)
-      llvm::errs() << "cache: stored " << disk.entryPath(key) << " (" << object->size() << " bytes of object)\n";
+      llvm::errs() << "cache: stored " << disk.entryPath(key) << " (" << count << (count == 1 ? " object, " : " objects, ")
+                   << pack.size() << " bytes)\n";
     else
       llvm::errs() << "cache: not stored (" << why << ")\n";
   }
@@ -488,16 +868,29 @@ struct JitSession::Impl {
     if (jit) return "";
     initializeLLVM();
     llvm::orc::JITTargetMachineBuilder host = hostMachine(2);
+    // The small code model, as LLJIT configures its own compiler for JITLink on x86-64 ELF (a
+    // target machine made for a JIT defaults to the large one: bigger, slower-to-compile code).
+    host.setCodeModel(llvm::CodeModel::Small);
+    machines = std::make_unique<HostMachines>(host);
+    splitMachines = std::make_unique<HostMachines>(host);
+    // The session compiles its programs itself (compile) and adds their objects: LLJIT's own
+    // IR compiler never runs, so it gets one that makes its target machine only when asked.
     auto built =
         llvm::orc::LLJITBuilder()
             .setJITTargetMachineBuilder(host)
-            .setCompileFunctionCreator([this](llvm::orc::JITTargetMachineBuilder jtmb)
+            .setCompileFunctionCreator([](llvm::orc::JITTargetMachineBuilder jtmb)
                                            -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
-              return std::make_unique<CapturingCompiler>(std::make_unique<LevelledCompiler>(std::move(jtmb)), capture);
+              return std::make_unique<llvm::orc::ConcurrentIRCompiler>(std::move(jtmb));
             })
             .create();
     if (!built) return llvm::toString(built.takeError());
     jit = std::move(*built);
+    // What the linker finds wrong (symbols not found, ...) becomes part of the failed link's
+    // reason (link), rather than a line ORC prints on stderr (a damaged cache entry is a miss).
+    jit->getExecutionSession().setErrorReporter([this](llvm::Error e) {
+      std::lock_guard<std::mutex> lock(linkErrorsLock);
+      linkErrors += (linkErrors.empty() ? "" : "; ") + llvm::toString(std::move(e));
+    });
     llvm::orc::SymbolMap symbols;
     auto flags = llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable;
 #define DLM_DEFINE_SYMBOL(name)                                                                   \
@@ -518,6 +911,78 @@ struct JitSession::Impl {
     return "";
   }
 
+  /// Compiles a large program's `module` (largeProgram) on up to `threads` threads into `objects`
+  /// (mergeIdenticalFunctions, vectorizeLoops, machine-code level 0). Identical functions are
+  /// merged on the whole module first, so that calls to them are rewritten once; then, when there
+  /// is enough to share (functionsToSplitOff), about half of the work — outlined loops, @dlm_init,
+  /// ... — is split off (splitOff) and vectorised and compiled on a second thread while this one
+  /// does @dlm_main and the rest, into two objects. Returns "" or an error message (either
+  /// thread's); no thread outlives it.
+  std::string compileLarge(llvm::Module &module, unsigned optLevel, unsigned threads, bool verbose,
+                           StageTimer &timer, std::vector<std::unique_ptr<llvm::MemoryBuffer>> &objects) {
+    bool vectorize = optLevel >= 2;
+    auto irMachine = machines->get(optLevel);
+    if (!irMachine) return llvm::toString(irMachine.takeError());
+    if (vectorize) mergeIdenticalFunctions(module);
+    std::vector<llvm::Function *> moved;
+    if (threads >= 2) moved = functionsToSplitOff(module, vectorize);
+    if (moved.empty()) {
+      if (vectorize) vectorizeLoops(module, *irMachine);
+      timer.lap("optimise");
+      auto machine = machines->get(0);
+      if (!machine) return llvm::toString(machine.takeError());
+      auto object = objectCode(module, *machine);
+      if (!object) return llvm::toString(object.takeError());
+      objects.push_back(std::move(*object));
+      timer.lap("jit");
+      return "";
+    }
+    std::string bitcode = splitOff(module, moved);
+    if (std::string e = verifySplit(module); !e.empty()) return e;
+    timer.lap("split");
+    SplitCompiled split;
+    std::thread worker;
+    try {
+      worker = std::thread(compileSplitOff, llvm::StringRef(bitcode), std::ref(*splitMachines), optLevel, vectorize,
+                           std::ref(split));
+    } catch (const std::system_error &) {
+      // No thread to be had: this thread compiles the other half too, after its own.
+    }
+    // This thread's half: no early return until the worker has been joined.
+    double t0 = threadCpuMs();
+    std::string error;
+    if (vectorize) vectorizeLoops(module, *irMachine);
+    double t1 = threadCpuMs();
+    auto machine = machines->get(0);
+    if (!machine) {
+      error = llvm::toString(machine.takeError());
+    } else if (auto object = objectCode(module, *machine)) {
+      objects.push_back(std::move(*object));
+    } else {
+      error = llvm::toString(object.takeError());
+    }
+    double t2 = threadCpuMs();
+    if (worker.joinable())
+      worker.join();
+    else
+      compileSplitOff(bitcode, *splitMachines, optLevel, vectorize, split);
+    timer.lap("jit-parallel");
+    if (!error.empty()) return error;
+    if (!split.object) return split.error;
+    objects.push_back(std::move(split.object));
+    if (verbose) {
+      size_t functions = 0;
+      for (const llvm::Function &f : module) functions += !f.isDeclaration();
+      llvm::errs() << llvm::format("jit-threads: this thread %.3f ms cpu (vectorise %.3f, machine code %.3f; %zu "
+                                   "functions), the other %.3f ms cpu (read %.3f, vectorise %.3f, machine code "
+                                   "%.3f; %zu functions)\n",
+                                   t2 - t0, t1 - t0, t2 - t1, functions,
+                                   split.readMs + split.vectorizeMs + split.machineCodeMs, split.readMs,
+                                   split.vectorizeMs, split.machineCodeMs, split.functions);
+    }
+    return "";
+  }
+
   /// Compiles `graph` into a new JITDylib of the session; null after reporting an error.
   int (*compile(const graph::Graph &graph, DiagnosticEngine &diags, const CodegenOptions &options,
                 StageTimer &timer))() {
@@ -526,57 +991,60 @@ struct JitSession::Impl {
       return nullptr;
     }
     auto ctx = std::make_unique<llvm::LLVMContext>();
-    auto tm = hostMachine(options.optLevel).createTargetMachine();
+    auto tm = machines->get(options.optLevel);
     if (!tm) {
       diags.error("internal error: " + llvm::toString(tm.takeError()));
       return nullptr;
     }
-    std::unique_ptr<llvm::Module> module = buildModule(graph, diags, *ctx, **tm, false);
+    std::unique_ptr<llvm::Module> module = buildModule(graph, diags, *ctx, *tm, false);
     if (!module) return nullptr;
     timer.lap("codegen");
     bool large = largeProgram(*module, graph);
     ObjectCache *disk = diskCache(options, diags);
     std::optional<ObjectKey> key;
     if (disk) {
-      key = objectKey(*module, **tm, options.optLevel, large, large ? 0 : options.optLevel);
+      key = objectKey(*module, *tm, options.optLevel, large, large ? 0 : options.optLevel);
       timer.lap("cache-key");
       if (int (*entry)() = linkCached(*disk, *key, options.timePasses, timer)) return entry;
       // An entry another user could have written turned the cache off (ObjectCache.h).
       if (std::string warning = disk->takeWarning(); !warning.empty()) diags.warning(warning);
     }
-    unsigned level = options.optLevel;
+    // The whole module compiles before the program runs: @dlm_main calls every other function
+    // of the module, and ORC's compile-on-demand layer (a module per function, each cloned
+    // through bitcode into its own context, calls through stubs) cost ~35% more CPU than
+    // compiling the module at once.
+    std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects;
     if (large) {
-      if (level >= 2) vectorizeHelpers(*module, **tm);
-      level = 0;
+      std::string error = compileLarge(*module, options.optLevel, compileThreads(diags), options.timePasses, timer, objects);
+      if (!error.empty()) {
+        diags.error("internal error: " + error);
+        return nullptr;
+      }
     } else {
-      optimize(*module, **tm, level);
+      optimize(*module, *tm, options.optLevel);
+      timer.lap("optimise");
+      auto object = objectCode(*module, *tm);
+      if (!object) {
+        diags.error("internal error: " + llvm::toString(object.takeError()));
+        return nullptr;
+      }
+      objects.push_back(std::move(*object));
+      timer.lap("jit");
     }
-    for (llvm::Function &f : *module)
-      if (!f.isDeclaration()) f.addFnAttr(kCodegenLevelAttr, std::to_string(level));
-    timer.lap("optimise");
-    // Each program gets its own JITDylib (its symbols never meet another program's) linked
-    // against the main one (the runtime's C ABI). The module compiles whole when @dlm_main is
-    // looked up: @dlm_main calls every other function of the module, and ORC's compile-on-demand
-    // layer (a module per function, each cloned through bitcode into its own context, calls
-    // through stubs) cost ~35% more CPU than compiling the module at once.
-    auto dylib = programDylib();
-    if (!dylib) {
-      diags.error("internal error: " + llvm::toString(dylib.takeError()));
+    module.reset();
+    ctx.reset();
+    std::string pack;
+    size_t count = objects.size();
+    if (key) pack = packObjects(objects);
+    std::string why;
+    int (*main)() = link(std::move(objects), why);
+    if (!main) {
+      diags.error("internal error: " + why);
       return nullptr;
     }
-    if (key) capture.expect(module.get());
-    if (llvm::Error e = jit->addIRModule(*dylib, llvm::orc::ThreadSafeModule(std::move(module), std::move(ctx)))) {
-      diags.error("internal error: " + llvm::toString(std::move(e)));
-      return nullptr;
-    }
-    auto address = jit->lookup(*dylib, "dlm_main");
-    if (!address) {
-      diags.error("internal error: " + llvm::toString(address.takeError()));
-      return nullptr;
-    }
-    timer.lap("jit");
-    if (key) storeCompiled(*disk, *key, options.timePasses, timer);
-    return address->toPtr<int (*)()>();
+    timer.lap("link");
+    if (key) storeCompiled(*disk, *key, pack, count, options.timePasses, timer);
+    return main;
   }
 };
 
