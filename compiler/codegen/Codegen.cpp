@@ -50,8 +50,10 @@
 #include <chrono>
 #include <ctime>
 #include <cstdlib>
+#include <future>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string_view>
 #include <system_error>
 #include <thread>
@@ -270,8 +272,7 @@ void mergeIdenticalFunctions(llvm::Module &module) {
 
 /// The loop vectoriser, with the width pinned (pinVectorWidth), on every function of `module` but
 /// @dlm_main.
-void vectorizeLoops(llvm::Module &module, llvm::TargetMachine &tm) {
-  Analyses a(tm, llvm::PipelineTuningOptions());
+void vectorizeLoops(llvm::Module &module, llvm::TargetMachine &tm, Analyses &a) {
   llvm::FunctionPassManager fpm;
   fpm.addPass(llvm::LoopVectorizePass());
   for (llvm::Function &f : module)
@@ -279,6 +280,11 @@ void vectorizeLoops(llvm::Module &module, llvm::TargetMachine &tm) {
       pinVectorWidth(f, tm);
       fpm.run(f, a.fam);
     }
+}
+
+void vectorizeLoops(llvm::Module &module, llvm::TargetMachine &tm) {
+  Analyses a(tm, llvm::PipelineTuningOptions());
+  vectorizeLoops(module, tm, a);
 }
 
 /// The runtime entry points generated code calls, defined in the JIT as absolute symbols so
@@ -390,14 +396,20 @@ double threadCpuMs() {
 
 /// How many threads the JIT may compile a large program on: $DLM_JIT_THREADS when set (1 forces
 /// one; any larger number means two, the most a compile uses), else 2 when the process may run on
-/// two or more CPUs (its affinity mask), else 1. `warning` says why a malformed value was ignored.
+/// two or more CPUs (its affinity mask) and one of them is free — the load average over the last
+/// minute is under the CPU count less one half, as `make -l` judges it (the second thread costs
+/// ~6 ms of CPU more in all, which on a busy machine is time the first waits for: docs/codegen.md
+/// "Compiling on two threads") — else 1. Decided once per process. `warning` says why a malformed
+/// value was ignored.
 unsigned jitThreads(std::string &warning) {
   static const std::pair<unsigned, std::string> threads = [] {
     cpu_set_t set;
     CPU_ZERO(&set);
     unsigned cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? (unsigned)CPU_COUNT(&set)
                                                                 : std::thread::hardware_concurrency();
-    std::pair<unsigned, std::string> result{cpus >= 2 ? 2 : 1, ""};
+    double load = 0;
+    bool busy = getloadavg(&load, 1) == 1 && load > cpus - 0.5;
+    std::pair<unsigned, std::string> result{cpus >= 2 && !busy ? 2 : 1, ""};
     if (const char *env = std::getenv("DLM_JIT_THREADS"); env && *env) {
       unsigned n = 0;
       if (!llvm::StringRef(env).getAsInteger(10, n) && n >= 1)
@@ -419,14 +431,16 @@ unsigned jitThreads(std::string &warning) {
 /// (~160) under 1 ms.
 constexpr double kJitLoopWeight = 5;
 
-/// What the second thread pays before its share (reading the bitcode, its own pass managers and
-/// target machines: ~1.5 ms), in the same units.
-constexpr double kJitSplitStartCost = 300;
+/// What the second thread pays before its share once the split is done, in the same units:
+/// reading the bitcode (~0.7 ms), and per loop more than the weight says (on the LSTM script its
+/// half took ~1.5 ms more than this thread's with an even estimate). Its target machines and
+/// pass managers it makes while the first thread splits.
+constexpr double kJitSplitStartCost = 450;
 
 /// A split compile's second half goes to another thread only when the balance (functionsToSplitOff)
 /// gives it at least this much work, in the same units: less does not pay for splitting the
-/// module and starting the thread. bench/jit/first_result.dlm (~490) and examples/main.dlm (~270)
-/// stay on one thread, the LSTM training script (~3350) does not (docs/codegen.md "Compiling on
+/// module and starting the thread. bench/jit/first_result.dlm (~420) and examples/main.dlm (~270)
+/// stay on one thread, the LSTM training script (~3300) does not (docs/codegen.md "Compiling on
 /// two threads").
 constexpr double kJitSplitMinCost = 800;
 
@@ -601,22 +615,43 @@ std::string verifySplit(const llvm::Module &module) {
 }
 
 /// What the second thread of a split compile hands back: its object, or why it has none; the CPU
-/// time it spent reading the bitcode, vectorising and generating machine code.
+/// time it spent getting ready (while this thread split the module), reading the bitcode,
+/// vectorising and generating machine code.
 struct SplitCompiled {
   std::unique_ptr<llvm::MemoryBuffer> object;
   std::string error;
-  double readMs = 0, vectorizeMs = 0, machineCodeMs = 0;
+  double readyMs = 0, readMs = 0, vectorizeMs = 0, machineCodeMs = 0;
   size_t functions = 0;
 };
 
-/// The second thread's half of a split compile (splitOff): reads `bitcode` into a context of its
-/// own, vectorises its loops with `irLevel`'s machine (when `vectorize`), and compiles it at
-/// machine-code level 0 with its own target machines.
-void compileSplitOff(llvm::StringRef bitcode, HostMachines &machines, unsigned irLevel, bool vectorize,
-                     SplitCompiled &out) {
+/// The second thread's half of a split compile (splitOff). It starts while the first thread is
+/// still merging and splitting the module, and meanwhile makes what does not depend on the split
+/// (its target machines, its pass managers); then it waits for the bitcode (`handOver`; null: no
+/// split after all), reads it into a context of its own, vectorises its loops with `irLevel`'s
+/// machine (when `vectorize`) and compiles it at machine-code level 0.
+void compileSplitOff(std::future<const std::string *> handOver, HostMachines &machines, unsigned irLevel,
+                     bool vectorize, SplitCompiled &out) {
   double t0 = threadCpuMs();
+  auto irMachine = machines.get(irLevel);
+  auto machine = machines.get(0);
+  std::optional<Analyses> analyses;
+  if (irMachine && vectorize) analyses.emplace(*irMachine, llvm::PipelineTuningOptions());
+  double t1 = threadCpuMs();
+  out.readyMs = t1 - t0;
+  const std::string *bitcode = handOver.get();
+  if (!bitcode) {
+    if (!irMachine) llvm::consumeError(irMachine.takeError());
+    if (!machine) llvm::consumeError(machine.takeError());
+    return;
+  }
+  t1 = threadCpuMs();
+  if (!irMachine || !machine) {
+    out.error = llvm::toString(irMachine ? machine.takeError() : irMachine.takeError());
+    if (!machine) llvm::consumeError(machine.takeError());
+    return;
+  }
   llvm::LLVMContext ctx;
-  auto module = llvm::parseBitcodeFile(llvm::MemoryBufferRef(bitcode, "dlm.split"), ctx);
+  auto module = llvm::parseBitcodeFile(llvm::MemoryBufferRef(*bitcode, "dlm.split"), ctx);
   if (!module) {
     out.error = llvm::toString(module.takeError());
     return;
@@ -626,30 +661,18 @@ void compileSplitOff(llvm::StringRef bitcode, HostMachines &machines, unsigned i
     return;
   }
   for (const llvm::Function &f : **module) out.functions += !f.isDeclaration();
-  double t1 = threadCpuMs();
-  out.readMs = t1 - t0;
-  if (vectorize) {
-    auto tm = machines.get(irLevel);
-    if (!tm) {
-      out.error = llvm::toString(tm.takeError());
-      return;
-    }
-    vectorizeLoops(**module, *tm);
-  }
   double t2 = threadCpuMs();
-  out.vectorizeMs = t2 - t1;
-  auto tm = machines.get(0);
-  if (!tm) {
-    out.error = llvm::toString(tm.takeError());
-    return;
-  }
-  auto object = objectCode(**module, *tm);
+  out.readMs = t2 - t1;
+  if (vectorize) vectorizeLoops(**module, *irMachine, *analyses);
+  double t3 = threadCpuMs();
+  out.vectorizeMs = t3 - t2;
+  auto object = objectCode(**module, *machine);
   if (!object) {
     out.error = llvm::toString(object.takeError());
     return;
   }
   out.object = std::move(*object);
-  out.machineCodeMs = threadCpuMs() - t2;
+  out.machineCodeMs = threadCpuMs() - t3;
 }
 
 /// A cache entry holds a program's objects — one, or two from a compile on two threads — packed
@@ -923,10 +946,32 @@ struct JitSession::Impl {
     bool vectorize = optLevel >= 2;
     auto irMachine = machines->get(optLevel);
     if (!irMachine) return llvm::toString(irMachine.takeError());
+    // The second thread starts now, to make its target machines and pass managers while this
+    // one merges and splits, when the split is likely: when it would split the module as it is
+    // (merging only makes the other side's share smaller).
+    SplitCompiled split;
+    std::promise<const std::string *> handOver;
+    bool handedOver = false;
+    std::thread worker;
+    if (threads >= 2 && !functionsToSplitOff(module, vectorize).empty()) {
+      try {
+        worker = std::thread(compileSplitOff, handOver.get_future(), std::ref(*splitMachines), optLevel, vectorize,
+                             std::ref(split));
+      } catch (const std::system_error &) {
+        // No thread to be had: one thread compiles the whole module.
+      }
+    }
+    // Hands the worker its bitcode (null: nothing to do) once; it is joined before any return.
+    auto handOff = [&](const std::string *bitcode) {
+      if (!handedOver) handOver.set_value(bitcode);
+      handedOver = true;
+    };
     if (vectorize) mergeIdenticalFunctions(module);
     std::vector<llvm::Function *> moved;
-    if (threads >= 2) moved = functionsToSplitOff(module, vectorize);
+    if (worker.joinable()) moved = functionsToSplitOff(module, vectorize);
     if (moved.empty()) {
+      handOff(nullptr);
+      if (worker.joinable()) worker.join();
       if (vectorize) vectorizeLoops(module, *irMachine);
       timer.lap("optimise");
       auto machine = machines->get(0);
@@ -938,16 +983,13 @@ struct JitSession::Impl {
       return "";
     }
     std::string bitcode = splitOff(module, moved);
-    if (std::string e = verifySplit(module); !e.empty()) return e;
-    timer.lap("split");
-    SplitCompiled split;
-    std::thread worker;
-    try {
-      worker = std::thread(compileSplitOff, llvm::StringRef(bitcode), std::ref(*splitMachines), optLevel, vectorize,
-                           std::ref(split));
-    } catch (const std::system_error &) {
-      // No thread to be had: this thread compiles the other half too, after its own.
+    if (std::string e = verifySplit(module); !e.empty()) {
+      handOff(nullptr);
+      worker.join();
+      return e;
     }
+    handOff(&bitcode);
+    timer.lap("split");
     // This thread's half: no early return until the worker has been joined.
     double t0 = threadCpuMs();
     std::string error;
@@ -962,10 +1004,7 @@ struct JitSession::Impl {
       error = llvm::toString(object.takeError());
     }
     double t2 = threadCpuMs();
-    if (worker.joinable())
-      worker.join();
-    else
-      compileSplitOff(bitcode, *splitMachines, optLevel, vectorize, split);
+    worker.join();
     timer.lap("jit-parallel");
     if (!error.empty()) return error;
     if (!split.object) return split.error;
@@ -975,10 +1014,10 @@ struct JitSession::Impl {
       for (const llvm::Function &f : module) functions += !f.isDeclaration();
       llvm::errs() << llvm::format("jit-threads: this thread %.3f ms cpu (vectorise %.3f, machine code %.3f; %zu "
                                    "functions), the other %.3f ms cpu (read %.3f, vectorise %.3f, machine code "
-                                   "%.3f; %zu functions)\n",
+                                   "%.3f; %zu functions) after %.3f getting ready during the split\n",
                                    t2 - t0, t1 - t0, t2 - t1, functions,
                                    split.readMs + split.vectorizeMs + split.machineCodeMs, split.readMs,
-                                   split.vectorizeMs, split.machineCodeMs, split.functions);
+                                   split.vectorizeMs, split.machineCodeMs, split.functions, split.readyMs);
     }
     return "";
   }
