@@ -54,13 +54,7 @@ if(DLM_STATIC_LLVM)
   check_linker_flag(CXX -fuse-ld=lld DLM_HAVE_LLD)
   set(DLM_STATIC_LINKER "")
   if(DLM_HAVE_LLD)
-    # -z keep-text-section-prefix: the static constructors (.text.startup: ~500 objects, each
-    # with cl::opts) and the cold code (.text.unlikely) get output sections of their own instead
-    # of sitting next to their objects' code across ~52 MB of text, so a start touches fewer
-    # pages. A/B of the same objects under load (40 interleaved runs): dlm --version CPU best
-    # 7.5 -> 6.6 ms, page faults 933 -> 881; a warm dlm run of bench/jit/lstm_train.dlm 27.0 ->
-    # 25.1 ms (median 31.4 -> 30.7), faults 1649 -> 1620. GNU ld 2.40 ignores it with a warning.
-    set(DLM_STATIC_LINKER -fuse-ld=lld LINKER:-z,keep-text-section-prefix)
+    set(DLM_STATIC_LINKER -fuse-ld=lld)
   endif()
   message(STATUS "dlm: the tools link static LLVM, ANTLR and OpenBLAS (${OPENBLAS_STATIC_LIBRARY}), non-PIE ${DLM_STATIC_LINKER}")
 else()
