@@ -7,10 +7,6 @@
 #include <atomic>
 #include <exception>
 
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
-
 namespace dlm {
 
 static std::atomic<const char *> crashStage{nullptr};
@@ -32,20 +28,7 @@ static void printBanner(llvm::StringRef toolName, llvm::StringRef what, llvm::St
   llvm::errs().flush();
 }
 
-/// Lets glibc's malloc take address space in 4 MiB steps (M_TOP_PAD, default 128 KiB), before
-/// the guarded thread's first allocation creates its arena: that arena grew one mprotect call
-/// per allocation past its end (~250 calls in a warm `dlm run` of bench/jit/lstm_train.dlm, 1
-/// after). Pages are still committed only when touched; up to 4 MiB freed at the top of an
-/// arena stay mapped instead of going back at once. Measured on that run (40 interleaved
-/// pairs, load 15): CPU best 25.7 -> 25.1 ms, page faults 1566 -> 1506.
-static void padHeapGrowth() {
-#if defined(__GLIBC__) && defined(M_TOP_PAD)
-  mallopt(M_TOP_PAD, 4 << 20);
-#endif
-}
-
 int runGuarded(llvm::StringRef toolName, llvm::StringRef what, llvm::function_ref<int()> body) {
-  padHeapGrowth();
   llvm::CrashRecoveryContext::Enable();
   llvm::CrashRecoveryContext context;
   int status = ExitInternal;
