@@ -367,6 +367,8 @@ private:
   /// operands as sema types them computes in another dtype (a genuine 0-d f64 tensor, or
   /// `f32[] <= 0.1`), the two promoted operands are cast to that dtype first.
   Values castToComputeDType(const ssa::Operation &op, Values inputs, Context &ctx) {
+    if (std::optional<DType> want = unaryComputeDType(op))
+      return {castTo(op, inputs[0], *want, ctx)};
     size_t first = op.info->name == "where" ? 1 : 0;
     if (op.operands.size() != first + 2)
       return inputs;
@@ -374,18 +376,37 @@ private:
     const Type &a = op.operands[first]->type, &b = op.operands[first + 1]->type;
     std::optional<DType> want =
         explicitComputeDType(op.info->name, a.dtype(), rankOf(a), b.dtype(), rankOf(b));
-    for (size_t i = first; want && i < first + 2; ++i) {
-      const Type &t = g.typeOf(inputs[i]);
-      if (t.dtype() == *want)
-        continue;
-      Attrs attrs;
-      attrs.emplace("dtype", *want);
-      NodeId cast = emit(ctx, "cast", {inputs[i]}, {Type::tensor(*want, t.shape())}, op.loc, attrs);
-      if (!op.gradOf.empty())
-        g.node(cast).loc.gradOf = g.internFile(op.gradOf);
-      inputs[i] = Graph::value(cast);
-    }
+    for (size_t i = first; want && i < first + 2; ++i)
+      inputs[i] = castTo(op, inputs[i], *want, ctx);
     return inputs;
+  }
+
+  /// The ops that always give floats (exp, sqrt, ...) read a 0-d i64/bool as a Python number and
+  /// compute in f64 (the kernels' floatResultType), where PyTorch, and sema, give f32 for a 0-d
+  /// integer *tensor* (`sqrt(sum(tensor([1, 2, 3])))`): the operand is cast to the result's
+  /// dtype first. Without the cast the graph executor printed a Python float at -O0.
+  static std::optional<DType> unaryComputeDType(const ssa::Operation &op) {
+    static constexpr std::string_view kFloatUnary[] = {"exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid"};
+    if (op.operands.size() != 1 || op.results.size() != 1 ||
+        std::find(std::begin(kFloatUnary), std::end(kFloatUnary), op.info->name) == std::end(kFloatUnary))
+      return std::nullopt;
+    const Type &in = op.operands[0]->type, &out = op.result()->type;
+    if (!in.isTensor() || in.rank() != 0 || isFloat(in.dtype()) || !out.isTensor() || !isFloat(out.dtype()))
+      return std::nullopt;
+    DType computed = runtimeOperandRank(in.dtype(), 0) == OperandRank::Scalar ? DType::F64 : DType::F32;
+    return computed == out.dtype() ? std::nullopt : std::optional<DType>(out.dtype());
+  }
+
+  ValueRef castTo(const ssa::Operation &op, ValueRef v, DType dtype, Context &ctx) {
+    const Type &t = g.typeOf(v);
+    if (t.dtype() == dtype)
+      return v;
+    Attrs attrs;
+    attrs.emplace("dtype", dtype);
+    NodeId cast = emit(ctx, "cast", {v}, {Type::tensor(dtype, t.shape())}, op.loc, attrs);
+    if (!op.gradOf.empty())
+      g.node(cast).loc.gradOf = g.internFile(op.gradOf);
+    return Graph::value(cast);
   }
 
   void lowerGet(const ssa::Operation &op, Scope &scope) {
