@@ -91,6 +91,11 @@ private:
       const char *fused = fusedOpFor(g.node(product.node).op);
       if (!fused || !onlyFeeds(product, id))
         continue;
+      // A product that can fail (run-time shapes) must not wait for a bias made later in the
+      // graph (fuse-horizontal's split, placed at the end): the engines run ready nodes in id
+      // order, so its error would come after autodiff pushes that follow it in the program.
+      if (bias.node > product.node && mayFail(g, g.node(product.node)))
+        continue;
       const Type &pt = g.typeOf(product), &bt = g.typeOf(bias);
       if (!pt.isTensor() || !bt.isTensor() || !isFloat(pt.dtype()) || bt.dtype() != pt.dtype() ||
           !(add.results[0] == pt) || bt.rank() > pt.rank())
