@@ -75,6 +75,11 @@ BINOPS = ["+", "-", "*", "/", "//", "%", "**", "@"]
 CMPOPS = ["<", "<=", ">", ">=", "==", "!="]
 KEYWORDS = {"def", "return", "if", "elif", "else", "while", "for", "in", "range", "break",
             "continue", "pass", "assert", "import", "and", "or", "not", "True", "False", "print"}
+TRANSFORMS = ["{v}[::-1]", "{v}.T", "reshape({v}, -1)", "{v} * 0.0", "{v}[0]", "{v}[:1]", "{v}[1:]",
+              "expand_dims({v}, 0)", "stop_gradient({v})", "{v}.astype(f64)", "{v} + {v}", "-{v}",
+              "{v} / 0.0", "log({v})", "sum({v}, axis=0)", "transpose({v})", "concat(({v}, {v}), 0)",
+              "{v}[-1]", "relu({v})", "maximum({v}, {v})", "where({v} > 0.0, {v}, 0.0 * {v})",
+              "mean({v}, axis=-1, keepdims=True)", "{v} @ {v}", "{v} ** 2", "exp({v})", "sqrt({v})"]
 WRAPPERS = ["grad", "value_and_grad", "checkpoint", "stop_gradient", "grad(grad"]
 CONDITIONS = ["True", "False", "1 < 2", "{v} > 0", "sum({v}) > 0.0", "mean({v}) < 0.5", "len({v}) > 1"]
 
@@ -97,8 +102,8 @@ class Mutator:
         ops = [self.number, self.number, self.name, self.name, self.dtype, self.operator,
                self.drop_line, self.dup_line, self.drop_arg, self.dup_arg, self.loop_bound,
                self.wrap_call, self.wrap_block, self.insert_print, self.swap_var, self.keyword,
-               self.splice]
-        for _ in range(self.rng.choice([1, 1, 1, 2, 2, 3])):
+               self.splice, self.insert_op, self.insert_op]
+        for _ in range(self.rng.choice([1, 1, 2, 2, 3, 4])):
             for _attempt in range(20):
                 new = self.rng.choice(ops)(lines)
                 if new is not None and new != lines:
@@ -331,6 +336,16 @@ class Mutator:
         what = self.rng.choice(["{n}", "{n}", "{n}.shape", "sum({n})", "\"v\", {n}"]).format(n=name)
         return lines[:i + 1] + [indent_of(lines[i]) + "print(%s)" % what] + lines[i + 1:]
 
+    def insert_op(self, lines):
+        """After `v = ...`, one more op on v: a view, a cast, a reduction, a shape change."""
+        cand = [i for i in self.code_lines(lines) if re.match(r"\s*[A-Za-z_]\w*\s*=(?!=)", lines[i])]
+        if not cand:
+            return None
+        i = self.rng.choice(cand)
+        name = re.match(r"\s*([A-Za-z_]\w*)", lines[i]).group(1)
+        op = self.rng.choice(TRANSFORMS).format(v=name)
+        return lines[:i + 1] + [indent_of(lines[i]) + "%s = %s" % (name, op)] + lines[i + 1:]
+
     def swap_var(self, lines):
         names = self.variables(lines)
         spot = self.pick_token(lines, lambda t: t in names)
@@ -422,7 +437,7 @@ def run(cmd, cwd, env, timeout):
 CONFIGS = [("jit", "-O3"), ("graph", "-O0"), ("jit", "-O0"), ("graph", "-O3")]
 
 
-def check(bin_dir, path, env, timeout):
+def check(bin_dir, path, env, timeout, aot=False):
     """Runs one mutant; returns (outcome, failure class or None, detail, runs)."""
     cwd = os.path.dirname(path)
     dlm = os.path.join(bin_dir, "dlm")
@@ -448,7 +463,21 @@ def check(bin_dir, path, env, timeout):
                 and not dlm_diff.disagreement(runs[0][1], r):
             break  # an error before any output on both engines (mostly sema's): -O0/-O3 add little
     base = runs[0][1]
+    if aot and (base[0] == 0 or base[1]):  # it compiled: the executable must agree as well
+        exe = os.path.join(cwd, "m.exe")
+        r = run([os.path.join(bin_dir, "dlmc"), "-O3", path, "-o", exe], cwd, env, timeout)
+        if r[0] == 0:
+            r = run([exe], cwd, env, timeout)
+            runs.append(("aot -O3", r))
+        else:
+            runs.append(("dlmc -o", r))
+            if r[0] != 1 or BAD_TEXT.search(r[2]):
+                return "crash", "crash", "dlmc -O3 -o: exit %s %s" % (r[0], r[2].strip()[:200]), runs
+        if r[0] != "timeout" and r[0] not in (0, 1):
+            return "crash", "crash", "%s: exit %s %s" % (runs[-1][0], r[0], r[2].strip()[:200]), runs
     for name, other in runs[1:]:
+        if other[0] == "timeout":
+            continue
         why = dlm_diff.disagreement(base, other)
         if why:
             return "disagree", "disagreement", "%s vs %s: %s" % (runs[0][0], name, why), runs
@@ -472,6 +501,8 @@ def main():
     ap.add_argument("--timeout", type=int, default=10, help="CPU seconds a run may take")
     ap.add_argument("--keep", help="write failing mutants here")
     ap.add_argument("--start", type=int, default=0, help="first mutant index (to resume a campaign)")
+    ap.add_argument("--aot", action="store_true",
+                    help="also build each mutant that compiles with dlmc -O3 -o and run the executable")
     ap.add_argument("-v", "--verbose", action="store_true", help="print every mutant's outcome")
     a = ap.parse_args()
     CPU_LIMIT[0] = max(1, int(a.timeout))
@@ -499,7 +530,7 @@ def main():
         text = "\n".join(mutant) + "\n"
         with open(path, "w") as f:
             f.write(text)
-        outcome, cls, detail, runs = check(a.bin_dir, path, env, a.timeout)
+        outcome, cls, detail, runs = check(a.bin_dir, path, env, a.timeout, a.aot)
         shutil.rmtree(d, ignore_errors=True)
         return index, src, text, outcome, cls, detail, runs
 
