@@ -449,29 +449,4 @@ unsigned ObjectCache::evict() const {
   return removed;
 }
 
-// --- capturing the JIT's objects ---------------------------------------------------------------
-
-void ObjectCapture::expect(const llvm::Module *module) {
-  std::lock_guard<std::mutex> guard(lock);
-  wanted = module;
-  object.reset();
-}
-
-std::optional<std::string> ObjectCapture::take() {
-  std::lock_guard<std::mutex> guard(lock);
-  wanted = nullptr;
-  return std::exchange(object, std::nullopt);
-}
-
-void ObjectCapture::offer(const llvm::Module &module, llvm::StringRef bytes) {
-  std::lock_guard<std::mutex> guard(lock);
-  if (&module == wanted) object = bytes.str();
-}
-
-llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> CapturingCompiler::operator()(llvm::Module &module) {
-  auto object = (*inner)(module);
-  if (object) capture.offer(module, (*object)->getBuffer());
-  return object;
-}
-
 } // namespace dlm::codegen

@@ -18,7 +18,6 @@
 #define DLM_COMPILER_CODEGEN_OBJECTCACHE_H
 
 #include "llvm/ADT/StringRef.h"
-#include "llvm/ExecutionEngine/Orc/IRCompileLayer.h"
 #include "llvm/Support/BLAKE3.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -26,7 +25,6 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -135,37 +133,6 @@ private:
   mutable std::mutex refusalLock;
   mutable std::string refused;   ///< why the cache is off ("" while on)
   mutable bool reported = false; ///< takeWarning() has handed `refused` out
-};
-
-/// Copies of the objects the JIT's compiler produced, for a module the session asked for (a miss
-/// of the on-disk cache: the session stores the object once it has linked). The compiler may run
-/// on a thread of ORC's, hence the lock.
-class ObjectCapture {
-public:
-  /// Asks for a copy of the object compiled from `module` (one module at a time).
-  void expect(const llvm::Module *module);
-  /// The copy of the expected module's object, or nullopt when it was not compiled; forgets it.
-  std::optional<std::string> take();
-  /// Called by the compiler with every object it produced.
-  void offer(const llvm::Module &module, llvm::StringRef object);
-
-private:
-  std::mutex lock;
-  const llvm::Module *wanted = nullptr;
-  std::optional<std::string> object;
-};
-
-/// An IR compiler that hands every object the wrapped compiler produces to an ObjectCapture.
-class CapturingCompiler : public llvm::orc::IRCompileLayer::IRCompiler {
-public:
-  CapturingCompiler(std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler> inner, ObjectCapture &capture)
-      : IRCompiler(inner->getManglingOptions()), inner(std::move(inner)), capture(capture) {}
-
-  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> operator()(llvm::Module &module) override;
-
-private:
-  std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler> inner;
-  ObjectCapture &capture;
 };
 
 } // namespace dlm::codegen
