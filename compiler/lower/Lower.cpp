@@ -203,7 +203,9 @@ private:
     for (const auto &op : b.ops) {
       if (op->kind == ssa::OpKind::Builtin && op->info->sideEffects)
         return true;
-      if (op->kind == ssa::OpKind::Call && op->callee && calleeHasSideEffects(op->callee))
+      // A derivative runs its function's forward pass, prints included.
+      bool call = op->kind == ssa::OpKind::Call || op->kind == ssa::OpKind::Grad;
+      if (call && op->callee && calleeHasSideEffects(op->callee))
         return true;
       for (const auto &r : op->regions)
         if (hasSideEffects(*r->block))
