@@ -209,10 +209,17 @@ void Sema::error(llvm::SMRange r, const std::string &msg, const std::vector<Oper
         if (!o.value)
           continue;
         std::set<const Value *> traced{o.value};
-        if (auto arg = traceArgument(o.value, user, o.expr, traced)) {
+        auto arg = traceArgument(o.value, user, o.expr, traced);
+        if (!arg)
+          continue;
+        d.traced.insert(traced.begin(), traced.end());
+        // Both operands of `w @ w` trace back to one argument: one note.
+        bool noted = llvm::any_of(d.inside, [&](const auto &note) {
+          return note.first.Start == arg->first.Start && note.first.End == arg->first.End &&
+                 note.second == arg->second;
+        });
+        if (!noted)
           d.inside.push_back(std::move(*arg));
-          d.traced.insert(traced.begin(), traced.end());
-        }
       }
       for (size_t k = user; k < callChain.size(); ++k)
         d.inside.push_back({k + 1 < callChain.size() ? callChain[k + 1].loc : r,
