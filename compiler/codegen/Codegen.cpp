@@ -34,6 +34,7 @@
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -620,6 +621,7 @@ std::string verifySplit(const llvm::Module &module) {
 struct SplitCompiled {
   std::unique_ptr<llvm::MemoryBuffer> object;
   std::string error;
+  bool crashed = false; ///< the thread crashed (compileSplitOffGuarded); its machines are suspect
   double readyMs = 0, readMs = 0, vectorizeMs = 0, machineCodeMs = 0;
   size_t functions = 0;
 };
@@ -673,6 +675,27 @@ void compileSplitOff(std::future<const std::string *> handOver, HostMachines &ma
   }
   out.object = std::move(*object);
   out.machineCodeMs = threadCpuMs() - t3;
+}
+
+/// compileSplitOff under LLVM's crash recovery. The second thread is outside the tools' crash
+/// guard (runGuarded, which covers the thread that compiles @dlm_main), so without its own a
+/// crash there (an LLVM bug: a signal, an assertion) would end dlm with the raw signal instead
+/// of an internal error and exit status 70. A crash leaves `out.crashed` set and the error
+/// message; what the thread had made (its target machines) is not used again.
+/// `crashOnPurpose` (`--debug-crash=jit-worker`) aborts on the thread, to test this.
+void compileSplitOffGuarded(std::future<const std::string *> handOver, HostMachines &machines, unsigned irLevel,
+                            bool vectorize, SplitCompiled &out, bool crashOnPurpose) {
+  llvm::CrashRecoveryContext guard;
+  bool finished = guard.RunSafely([&] {
+    if (crashOnPurpose) std::abort();
+    compileSplitOff(std::move(handOver), machines, irLevel, vectorize, out);
+  });
+  if (!finished) {
+    out.crashed = true;
+    out.object.reset();
+    out.error = "the JIT's second compile thread crashed (a bug in dlm, not in your program; please report it "
+                "with the input file)";
+  }
 }
 
 /// A cache entry holds a program's objects — one, or two from a compile on two threads — packed
@@ -787,6 +810,7 @@ struct JitSession::Impl {
   unsigned modules = 0;
   std::unique_ptr<HostMachines> machines;     ///< the calling thread's target machines
   std::unique_ptr<HostMachines> splitMachines; ///< the second compile thread's
+  llvm::orc::JITTargetMachineBuilder hostTemplate{llvm::Triple()}; ///< what the machines are made from
   std::unique_ptr<ObjectCache> disk; ///< the on-disk cache (null: off)
   bool diskOpened = false;
   bool threadsChecked = false;
@@ -896,6 +920,7 @@ struct JitSession::Impl {
     host.setCodeModel(llvm::CodeModel::Small);
     machines = std::make_unique<HostMachines>(host);
     splitMachines = std::make_unique<HostMachines>(host);
+    hostTemplate = host;
     // The session compiles its programs itself (compile) and adds their objects: LLJIT's own
     // IR compiler never runs, so it gets one that makes its target machine only when asked.
     auto built =
@@ -942,7 +967,8 @@ struct JitSession::Impl {
   /// does @dlm_main and the rest, into two objects. Returns "" or an error message (either
   /// thread's); no thread outlives it.
   std::string compileLarge(llvm::Module &module, unsigned optLevel, unsigned threads, bool verbose,
-                           StageTimer &timer, std::vector<std::unique_ptr<llvm::MemoryBuffer>> &objects) {
+                           bool crashWorker, StageTimer &timer,
+                           std::vector<std::unique_ptr<llvm::MemoryBuffer>> &objects) {
     bool vectorize = optLevel >= 2;
     auto irMachine = machines->get(optLevel);
     if (!irMachine) return llvm::toString(irMachine.takeError());
@@ -955,8 +981,8 @@ struct JitSession::Impl {
     std::thread worker;
     if (threads >= 2 && !functionsToSplitOff(module, vectorize).empty()) {
       try {
-        worker = std::thread(compileSplitOff, handOver.get_future(), std::ref(*splitMachines), optLevel, vectorize,
-                             std::ref(split));
+        worker = std::thread(compileSplitOffGuarded, handOver.get_future(), std::ref(*splitMachines), optLevel,
+                             vectorize, std::ref(split), crashWorker);
       } catch (const std::system_error &) {
         // No thread to be had: one thread compiles the whole module.
       }
@@ -1006,6 +1032,7 @@ struct JitSession::Impl {
     double t2 = threadCpuMs();
     worker.join();
     timer.lap("jit-parallel");
+    if (split.crashed) splitMachines = std::make_unique<HostMachines>(hostTemplate);
     if (!error.empty()) return error;
     if (!split.object) return split.error;
     objects.push_back(std::move(split.object));
@@ -1054,7 +1081,8 @@ struct JitSession::Impl {
     // compiling the module at once.
     std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects;
     if (large) {
-      std::string error = compileLarge(*module, options.optLevel, compileThreads(diags), options.timePasses, timer, objects);
+      std::string error = compileLarge(*module, options.optLevel, compileThreads(diags), options.timePasses,
+                                       options.debugCrashJitWorker, timer, objects);
       if (!error.empty()) {
         diags.error("internal error: " + error);
         return nullptr;

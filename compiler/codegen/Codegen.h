@@ -35,6 +35,9 @@ struct CodegenOptions {
   /// miss (`dlm run`; off with --no-cache). The cache's directory comes from the environment
   /// (ObjectCache.h); the REPL does not use it.
   bool objectCache = false;
+  /// Hidden, for tests (`--debug-crash=jit-worker`): the JIT's second compile thread crashes
+  /// on purpose, to show that such a crash is an internal error (exit status 70).
+  bool debugCrashJitWorker = false;
 };
 
 /// Exit statuses of the engine (the tools' conventions).

@@ -46,6 +46,7 @@ struct CompilerOptions {
   bool printLocs = false;         ///< --print-locs: source locations in printed IR
   ColorMode color = ColorMode::Auto;
   bool debugCrash = false;        ///< hidden: crash on purpose (tests the crash banner)
+  bool debugCrashJitWorker = false; ///< hidden: the JIT's second compile thread crashes on purpose
   bool timePasses = false;        ///< print each stage's time to stderr ("time: STAGE MS ms")
   /// --device: where the program runs; the Opt stage resolves it (runtime/DeviceSelect.h) and
   /// places the graph for it (docs/cuda.md).

@@ -79,9 +79,12 @@ int executeProgram(Compilation &compilation, const RunOptions &options) {
   llvm::outs().flush();
   int status;
   if (options.engine == Engine::Graph) {
+    setCrashContext("running");
     status = engine::runGraph(*graph, compilation.getDiagnostics());
   } else {
+    setCrashContext("compiling and running");
     codegen::CodegenOptions codegenOptions;
+    codegenOptions.debugCrashJitWorker = compilation.getOptions().debugCrashJitWorker;
     codegenOptions.optLevel = compilation.getOptions().optLevel;
     codegenOptions.timePasses = compilation.getOptions().timePasses;
     codegenOptions.objectCache = options.objectCache;

@@ -60,6 +60,10 @@ OptionStatus parseCommonOption(llvm::StringRef arg, CompilerOptions &options, st
     options.debugCrash = true;
     return OptionStatus::Consumed;
   }
+  if (arg == "--debug-crash=jit-worker") {
+    options.debugCrashJitWorker = true;
+    return OptionStatus::Consumed;
+  }
   if (arg == "--no-color") {
     options.color = ColorMode::Never;
     return OptionStatus::Consumed;
