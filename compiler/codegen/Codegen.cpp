@@ -371,6 +371,9 @@ class HostMachines {
 public:
   explicit HostMachines(llvm::orc::JITTargetMachineBuilder jtmb) : jtmb(std::move(jtmb)) {}
 
+  /// What the machines are made from.
+  const llvm::orc::JITTargetMachineBuilder &builder() const { return jtmb; }
+
   llvm::Expected<llvm::TargetMachine &> get(unsigned level) {
     level = std::min(level, 3u);
     if (!machines[level]) {
@@ -810,7 +813,6 @@ struct JitSession::Impl {
   unsigned modules = 0;
   std::unique_ptr<HostMachines> machines;     ///< the calling thread's target machines
   std::unique_ptr<HostMachines> splitMachines; ///< the second compile thread's
-  llvm::orc::JITTargetMachineBuilder hostTemplate{llvm::Triple()}; ///< what the machines are made from
   std::unique_ptr<ObjectCache> disk; ///< the on-disk cache (null: off)
   bool diskOpened = false;
   bool threadsChecked = false;
@@ -920,7 +922,6 @@ struct JitSession::Impl {
     host.setCodeModel(llvm::CodeModel::Small);
     machines = std::make_unique<HostMachines>(host);
     splitMachines = std::make_unique<HostMachines>(host);
-    hostTemplate = host;
     // The session compiles its programs itself (compile) and adds their objects: LLJIT's own
     // IR compiler never runs, so it gets one that makes its target machine only when asked.
     auto built =
@@ -1032,7 +1033,7 @@ struct JitSession::Impl {
     double t2 = threadCpuMs();
     worker.join();
     timer.lap("jit-parallel");
-    if (split.crashed) splitMachines = std::make_unique<HostMachines>(hostTemplate);
+    if (split.crashed) splitMachines = std::make_unique<HostMachines>(machines->builder());
     if (!error.empty()) return error;
     if (!split.object) return split.error;
     objects.push_back(std::move(split.object));
