@@ -15,13 +15,14 @@ import signal
 import stat
 import subprocess
 import sys
+import tempfile
 
 dlm, program, work = sys.argv[1:4]
 nobody = pwd.getpwnam("nobody")
 
 
-def run(cache, *flags, program=program, user=None, preexec=None):
-    command = [dlm, "run", *flags, program]
+def run(cache, *flags, program=program, user=None, preexec=None, dlm_path=dlm):
+    command = [dlm_path, "run", *flags, program]
     if user is not None:
         command = ["setpriv", "--reuid=%d" % user.pw_uid, "--regid=%d" % user.pw_gid, "--clear-groups"] + command
     env = dict(os.environ, DLM_CACHE_DIR=cache)
@@ -112,23 +113,40 @@ report("symbolic link as the entry", out, err, "miss (%s), %s, target %s, entry 
     "untouched" if kept else "OVERWRITTEN", "a file again" if replaced else "NOT REPLACED"))
 
 # A read-only directory: hits still work, stores fail, and only --time-passes says so. As
-# `nobody`, in nobody's own directory (root would write it anyway).
-cache = fresh("read-only", 0o700, nobody)
-run(cache, user=nobody)
-os.chmod(cache, 0o500)
-other = os.path.join(work, "other.dlm")
-shutil.copy(program, other)
-with open(other, "a") as f:
-    f.write('print("another program")\n')
-other_reference, _ = run("", program=other)
-out, err = run(cache, "--time-passes", user=nobody)
-report("read-only directory, stored program", out, err, "hit" if reasons(err, "hit") else "NO HIT")
-out, err = run(cache, "--time-passes", program=other, user=nobody)
-assert out == other_reference
-quiet, quiet_err = run(cache, program=other, user=nobody)
-assert quiet == other_reference
-print("read-only directory, new program: %s; not stored (%s), %d files; without --time-passes: %s" % (
-    warnings(err), reasons(err, "not stored")[0], len(files(cache)), repr(quiet_err)))
+# `nobody`, in nobody's own directory (root would write it anyway). `nobody` must reach dlm, the
+# programs and the cache, and the checkout may sit in a directory only root can enter (a clone
+# into `mktemp -d`, mode 0700), so they are staged in a directory of their own in the system's
+# /tmp, which everyone can enter.
+stage = tempfile.mkdtemp(prefix="dlm-trust-", dir="/tmp")  # not $TMPDIR: lit makes that 0700
+try:
+    os.chmod(stage, 0o755)
+    staged_dlm = os.path.join(stage, "dlm")
+    shutil.copy2(dlm, staged_dlm)
+    staged_program = os.path.join(stage, "program.dlm")
+    shutil.copy(program, staged_program)
+    os.chmod(staged_program, 0o644)
+    other = os.path.join(stage, "other.dlm")
+    shutil.copy(program, other)
+    with open(other, "a") as f:
+        f.write('print("another program")\n')
+    os.chmod(other, 0o644)
+    cache = os.path.join(stage, "read-only")
+    os.mkdir(cache, 0o700)
+    os.chown(cache, nobody.pw_uid, nobody.pw_gid)
+    as_nobody = dict(user=nobody, dlm_path=staged_dlm)
+    run(cache, program=staged_program, **as_nobody)
+    os.chmod(cache, 0o500)
+    other_reference, _ = run("", program=other)
+    out, err = run(cache, "--time-passes", program=staged_program, **as_nobody)
+    report("read-only directory, stored program", out, err, "hit" if reasons(err, "hit") else "NO HIT")
+    out, err = run(cache, "--time-passes", program=other, **as_nobody)
+    assert out == other_reference
+    quiet, quiet_err = run(cache, program=other, **as_nobody)
+    assert quiet == other_reference
+    print("read-only directory, new program: %s; not stored (%s), %d files; without --time-passes: %s" % (
+        warnings(err), reasons(err, "not stored")[0], len(files(cache)), repr(quiet_err)))
+finally:
+    shutil.rmtree(stage)
 
 # A full disk (a file size limit: writing the entry fails part way): not stored, no file left.
 def small_files():
