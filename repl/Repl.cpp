@@ -12,8 +12,8 @@
 #include "compiler/codegen/Codegen.h"
 #include "compiler/driver/Compilation.h"
 #include "compiler/frontend/Parse.h"
-#include "compiler/sema/Sema.h"
 #include "compiler/sema/SSA.h"
+#include "compiler/sema/Sema.h"
 #include "runtime/Interrupt.h"
 
 #include "llvm/LineEditor/LineEditor.h"
@@ -173,19 +173,27 @@ std::vector<Statement> statementTree(llvm::StringRef input) {
   for (size_t i = 0; i <= input.size(); ++i) {
     char c = i < input.size() ? input[i] : '\n';
     if (quote) {
-      if (c == '\\') ++i;
-      else if (c == quote) quote = 0;
+      if (c == '\\')
+        ++i;
+      else if (c == quote)
+        quote = 0;
       continue;
     }
-    if (comment && c != '\n') continue;
-    if (c == '#') comment = true;
-    else if (c == '"' || c == '\'') quote = c;
-    else if (c == '(' || c == '[' || c == '{') ++depth;
-    else if (c == ')' || c == ']' || c == '}') --depth;
+    if (comment && c != '\n')
+      continue;
+    if (c == '#')
+      comment = true;
+    else if (c == '"' || c == '\'')
+      quote = c;
+    else if (c == '(' || c == '[' || c == '{')
+      ++depth;
+    else if (c == ')' || c == ']' || c == '}')
+      --depth;
     else if (c == '\n') {
       comment = false;
       llvm::StringRef line = input.slice(begin, i);
-      if (depth > 0 || line.split('#').first.rtrim().ends_with("\\")) continue;
+      if (depth > 0 || line.split('#').first.rtrim().ends_with("\\"))
+        continue;
       llvm::StringRef text = line.ltrim();
       if (!text.empty() && !text.starts_with("#"))
         logical.push_back({line.size() - text.size(), text.rtrim()});
@@ -219,17 +227,20 @@ std::vector<Statement> statementTree(llvm::StringRef input) {
 llvm::StringRef blockKeyword(llvm::StringRef text) {
   llvm::StringRef word = text.take_while([](char c) { return std::isalnum(c) || c == '_'; });
   for (const char *k : {"if", "elif", "else", "while", "for", "def"})
-    if (word == k) return word;
+    if (word == k)
+      return word;
   return "";
 }
 
 /// The names an assignment statement binds (`a = ...`, `a, b = ...`, `(a, b) = ...`, `a += ...`).
 std::vector<std::string> boundNames(llvm::StringRef text) {
-  static const llvm::Regex assign("^\\(?([A-Za-z_][A-Za-z_0-9]*([ \t]*,[ \t]*[A-Za-z_][A-Za-z_0-9]*)*)"
-                                  "[ \t]*,?[ \t]*\\)?[ \t]*(=[^=]|[-+*/@]=)");
+  static const llvm::Regex assign(
+      "^\\(?([A-Za-z_][A-Za-z_0-9]*([ \t]*,[ \t]*[A-Za-z_][A-Za-z_0-9]*)*)"
+      "[ \t]*,?[ \t]*\\)?[ \t]*(=[^=]|[-+*/@]=)");
   std::vector<std::string> names;
   llvm::SmallVector<llvm::StringRef> m;
-  if (!assign.match(text, &m)) return names;
+  if (!assign.match(text, &m))
+    return names;
   llvm::SmallVector<llvm::StringRef> parts;
   m[1].split(parts, ',');
   for (llvm::StringRef p : parts)
@@ -243,20 +254,25 @@ std::vector<std::string> boundNames(llvm::StringRef text) {
 void collectAssignments(const std::vector<Statement> &stmts, std::vector<std::string> &defined,
                         std::vector<std::string> &anywhere) {
   auto addTo = [](std::vector<std::string> &set, const std::string &name) {
-    if (std::find(set.begin(), set.end(), name) == set.end()) set.push_back(name);
+    if (std::find(set.begin(), set.end(), name) == set.end())
+      set.push_back(name);
   };
   // A header with its body on the same line (`if c: x = 1`) has that statement as its body.
   auto bodyOf = [](const Statement &st) {
-    if (!st.body.empty()) return st.body;
+    if (!st.body.empty())
+      return st.body;
     std::vector<Statement> inline_;
     int depth = 0;
     for (size_t i = 0; i < st.text.size(); ++i) {
       char c = st.text[i];
-      if (c == '(' || c == '[' || c == '{') ++depth;
-      else if (c == ')' || c == ']' || c == '}') --depth;
+      if (c == '(' || c == '[' || c == '{')
+        ++depth;
+      else if (c == ')' || c == ']' || c == '}')
+        --depth;
       else if (c == ':' && depth == 0) {
         llvm::StringRef rest = st.text.substr(i + 1).trim();
-        if (!rest.empty() && !rest.starts_with("#")) inline_.push_back({rest, {}});
+        if (!rest.empty() && !rest.starts_with("#"))
+          inline_.push_back({rest, {}});
         break;
       }
     }
@@ -264,7 +280,8 @@ void collectAssignments(const std::vector<Statement> &stmts, std::vector<std::st
   };
   for (size_t i = 0; i < stmts.size(); ++i) {
     llvm::StringRef kw = blockKeyword(stmts[i].text);
-    if (kw == "def") continue;
+    if (kw == "def")
+      continue;
     if (kw == "while" || kw == "for") {
       std::vector<std::string> inLoop;
       collectAssignments(bodyOf(stmts[i]), inLoop, anywhere);
@@ -276,13 +293,15 @@ void collectAssignments(const std::vector<Statement> &stmts, std::vector<std::st
       bool hasElse = false;
       for (size_t j = i; j < stmts.size(); ++j) {
         llvm::StringRef k = blockKeyword(stmts[j].text);
-        if (j > i && k != "elif" && k != "else") break;
+        if (j > i && k != "elif" && k != "else")
+          break;
         std::vector<std::string> branch = defined;
         collectAssignments(bodyOf(stmts[j]), branch, anywhere);
         if (common) {
           std::vector<std::string> both;
           for (const std::string &n : *common)
-            if (std::find(branch.begin(), branch.end(), n) != branch.end()) both.push_back(n);
+            if (std::find(branch.begin(), branch.end(), n) != branch.end())
+              both.push_back(n);
           common = both;
         } else {
           common = branch;
@@ -291,7 +310,8 @@ void collectAssignments(const std::vector<Statement> &stmts, std::vector<std::st
         i = j;
       }
       if (hasElse)
-        for (const std::string &n : *common) addTo(defined, n);
+        for (const std::string &n : *common)
+          addTo(defined, n);
       continue;
     }
     for (const std::string &n : boundNames(stmts[i].text)) {
@@ -304,7 +324,8 @@ void collectAssignments(const std::vector<Statement> &stmts, std::vector<std::st
 /// The variables `input` leaves for the session: those bound on every path through it, and the
 /// session's own variables it reassigns anywhere (a loop or `if` updating a variable that
 /// existed before carries the new value out, as in a program).
-std::vector<std::string> assignedNames(llvm::StringRef input, const std::vector<std::string> &existing) {
+std::vector<std::string> assignedNames(llvm::StringRef input,
+                                       const std::vector<std::string> &existing) {
   std::vector<std::string> defined, anywhere;
   collectAssignments(statementTree(input), defined, anywhere);
   std::vector<std::string> names;
@@ -343,7 +364,8 @@ public:
   bool quit = false;
   /// Whether the session has a variable or a function called `name`.
   bool defines(llvm::StringRef name) const {
-    return std::any_of(vars.begin(), vars.end(), [&](const Variable &v) { return v.name == name; }) ||
+    return std::any_of(vars.begin(), vars.end(),
+                       [&](const Variable &v) { return v.name == name; }) ||
            std::any_of(functions.begin(), functions.end(),
                        [&](const auto &f) { return f.first == name; });
   }
@@ -433,8 +455,8 @@ void explainProbeErrors(std::string &messages, bool printed) {
 }
 
 /// Rewrites `<session>:LINE:` positions so that they count lines from the input's first line.
-void Session::printDiagnostics(llvm::StringRef text, unsigned preludeLines,
-                               unsigned firstVarLine, std::optional<llvm::StringRef> wrapped) {
+void Session::printDiagnostics(llvm::StringRef text, unsigned preludeLines, unsigned firstVarLine,
+                               std::optional<llvm::StringRef> wrapped) {
   std::string program = folder + "/input.dlm:";
   std::string out;
   while (!text.empty()) {
@@ -529,8 +551,7 @@ bool Session::interrupted() {
   return true;
 }
 
-bool Session::typesOf(llvm::StringRef body, size_t count, std::vector<Type> &types,
-                      unsigned lead) {
+bool Session::typesOf(llvm::StringRef body, size_t count, std::vector<Type> &types, unsigned lead) {
   // Each of the last `count` probes `__repl_keep(v)` (a line starting so) becomes
   // `__repl_keepK(v)` with its own identity function: the specialisation's result type is v's
   // type (calls with constant arguments may be folded away, the specialised function is not).
@@ -554,22 +575,25 @@ bool Session::typesOf(llvm::StringRef body, size_t count, std::vector<Type> &typ
     }
   }
   // The defs go last so that line numbers in the input stay as typed.
-  return compile(text + defs, EmitKind::SSA, llvm::nulls(), [&](Compilation &c) {
-    types.clear();
-    for (size_t k = 0; k < count; ++k) {
-      std::string fn = std::string(kKeep) + std::to_string(k);
-      const ssa::Function *found = nullptr;
-      for (const auto &f : c.getProgram()->functions)
-        if (f->name == fn || llvm::StringRef(f->name).starts_with(fn + "."))
-          found = f.get();
-      if (!found) {
-        c.getDiagnostics().error("internal error: the REPL found no type for a variable");
-        return false;
-      }
-      types.push_back(found->resultType);
-    }
-    return true;
-  }, lead);
+  return compile(
+      text + defs, EmitKind::SSA, llvm::nulls(),
+      [&](Compilation &c) {
+        types.clear();
+        for (size_t k = 0; k < count; ++k) {
+          std::string fn = std::string(kKeep) + std::to_string(k);
+          const ssa::Function *found = nullptr;
+          for (const auto &f : c.getProgram()->functions)
+            if (f->name == fn || llvm::StringRef(f->name).starts_with(fn + "."))
+              found = f.get();
+          if (!found) {
+            c.getDiagnostics().error("internal error: the REPL found no type for a variable");
+            return false;
+          }
+          types.push_back(found->resultType);
+        }
+        return true;
+      },
+      lead);
 }
 
 bool Session::define(llvm::StringRef input) {
@@ -580,8 +604,8 @@ bool Session::define(llvm::StringRef input) {
     if (std::find(imports.begin(), imports.end(), input.trim().str()) == imports.end())
       imports.push_back(input.trim().str());
   } else {
-    llvm::StringRef name = input.drop_front(4).ltrim().take_while(
-        [](char c) { return std::isalnum(c) || c == '_'; });
+    llvm::StringRef name =
+        input.drop_front(4).ltrim().take_while([](char c) { return std::isalnum(c) || c == '_'; });
     auto it = std::find_if(functions.begin(), functions.end(),
                            [&](const auto &f) { return f.first == name; });
     if (it != functions.end())
@@ -670,18 +694,21 @@ bool Session::runStatements(llvm::StringRef input) {
     else if (t.kind() == Type::Kind::Bool)
       program += "save(" + file + ", full((1,), 1 if " + names[i] + " else 0, dtype=i64))\n";
   }
-  bool ok = compile(program, EmitKind::None, llvm::outs(), [&](Compilation &c) {
-    if (interrupted())
-      return false;
-    codegen::CodegenOptions options;
-      unsigned lines = 0;
-    prelude(lines);
-    std::string messages;
-    llvm::raw_string_ostream diagStream(messages);
-    // One JIT for the whole session: every input is a new program in it (docs/repl.md).
-    int status = jit.run(*c.getGraph(), c.getDiagnostics(), options);
-    return status == 0;
-  }, lead);
+  bool ok = compile(
+      program, EmitKind::None, llvm::outs(),
+      [&](Compilation &c) {
+        if (interrupted())
+          return false;
+        codegen::CodegenOptions options;
+        unsigned lines = 0;
+        prelude(lines);
+        std::string messages;
+        llvm::raw_string_ostream diagStream(messages);
+        // One JIT for the whole session: every input is a new program in it (docs/repl.md).
+        int status = jit.run(*c.getGraph(), c.getDiagnostics(), options);
+        return status == 0;
+      },
+      lead);
   // A run stopped by Ctrl-C has reported "error: interrupted" at the loop it was in.
   dlm_interrupt_clear();
   if (!ok)
@@ -695,7 +722,8 @@ bool Session::runStatements(llvm::StringRef input) {
       std::string type = t.str();
       if (type.size() > 60)
         type = type.substr(0, 57) + "...";
-      llvm::errs() << "dlm: note: '" << names[i] << "' (" << type << ") is not kept across inputs\n";
+      llvm::errs() << "dlm: note: '" << names[i] << "' (" << type
+                   << ") is not kept across inputs\n";
       continue;
     }
     if (isTensorTree(t)) {
@@ -722,7 +750,8 @@ bool Session::runStatements(llvm::StringRef input) {
     } else {
       continue;
     }
-    auto it = std::find_if(vars.begin(), vars.end(), [&](const Variable &x) { return x.name == v.name; });
+    auto it =
+        std::find_if(vars.begin(), vars.end(), [&](const Variable &x) { return x.name == v.name; });
     if (it != vars.end())
       *it = v;
     else
@@ -785,19 +814,23 @@ const char *kHelp =
 
 /// A command's argument: what it takes (empty for none), for the usage check.
 const char *commandArgument(llvm::StringRef name) {
-  if (name == ":type") return "EXPR";
-  if (name == ":graph" || name == ":grad" || name == ":time") return "STMT";
-  if (name == ":dot") return "STMT FILE";
-  if (name == ":load") return "FILE";
+  if (name == ":type")
+    return "EXPR";
+  if (name == ":graph" || name == ":grad" || name == ":time")
+    return "STMT";
+  if (name == ":dot")
+    return "STMT FILE";
+  if (name == ":load")
+    return "FILE";
   return "";
 }
 
 bool Session::command(llvm::StringRef input) {
   auto [name, arg] = input.trim().split(' ');
   arg = arg.trim();
-  bool known = std::find_if(std::begin(kCommands), std::end(kCommands), [&](const char *c) {
-                 return name == c;
-               }) != std::end(kCommands) || name == ":q";
+  bool known = std::find_if(std::begin(kCommands), std::end(kCommands),
+                            [&](const char *c) { return name == c; }) != std::end(kCommands) ||
+               name == ":q";
   if (!known) {
     llvm::errs() << "dlm: error: unknown command '" << name << "' (:help lists them)\n";
     return false;
@@ -833,8 +866,7 @@ bool Session::command(llvm::StringRef input) {
     return true;
   }
   if (name == ":graph" || name == ":grad") {
-    return compile(arg, name == ":graph" ? EmitKind::Graph : EmitKind::Grad, llvm::outs(),
-                   nullptr);
+    return compile(arg, name == ":graph" ? EmitKind::Graph : EmitKind::Grad, llvm::outs(), nullptr);
   }
   if (name == ":dot") {
     auto [stmt, file] = arg.rsplit(' ');
@@ -853,8 +885,8 @@ bool Session::command(llvm::StringRef input) {
   if (name == ":time") {
     auto start = std::chrono::steady_clock::now();
     bool ok = execute(arg);
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                    .count();
+    double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     llvm::outs() << llvm::format("time: %.3f ms\n", ms);
     return ok;
   }
@@ -980,7 +1012,7 @@ int runRepl(const char *argv0) {
       llvm::StringRef word = start == llvm::StringRef::npos ? before : before.substr(start + 1);
       std::vector<llvm::LineEditor::Completion> out;
       for (const std::string &c : session.completions(word))
-        out.emplace_back(c.substr(word.size()) , c);
+        out.emplace_back(c.substr(word.size()), c);
       return out;
     });
     llvm::outs() << "dlm REPL — :help for commands, Ctrl-D to exit\n";
@@ -1029,7 +1061,8 @@ int runRepl(const char *argv0) {
       continue;
     std::string block = line + "\n";
     bool lastEmpty = llvm::StringRef(line).trim().empty();
-    while (got == Read::Line && !llvm::StringRef(block).trim().empty() && needsMore(block, lastEmpty)) {
+    while (got == Read::Line && !llvm::StringRef(block).trim().empty() &&
+           needsMore(block, lastEmpty)) {
       got = readLine(true);
       if (got != Read::Line)
         break;

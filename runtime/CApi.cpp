@@ -58,19 +58,22 @@ private:
 /// Runs fn, storing any error for dlm_last_error; returns 0 on success and 1 on error.
 template <typename Fn> int capture(Fn &&fn) {
   Status s = guard(fn);
-  if (s) return 0;
+  if (s)
+    return 0;
   lastError = s.message();
   return 1;
 }
 
 std::optional<DType> toDType(int32_t d) {
-  if (d < 0 || d > (int32_t)DType::Bool) return std::nullopt;
+  if (d < 0 || d > (int32_t)DType::Bool)
+    return std::nullopt;
   return (DType)d;
 }
 
 DType needDType(int32_t d) {
   auto dt = toDType(d);
-  if (!dt) throw Error("invalid dtype code " + std::to_string(d));
+  if (!dt)
+    throw Error("invalid dtype code " + std::to_string(d));
   return *dt;
 }
 
@@ -100,9 +103,10 @@ thread_local ThreadCallLists callLists;
 
 /// Runs kernel `id` on operands that `fill(ins)` appends.
 template <typename Fill>
-int callWith(int32_t id, Fill &&fill, const dlm_attrs *attrs, dlm_tensor **outputs, int32_t maxOutputs,
-             int32_t *nOutputs) {
-  if (nOutputs) *nOutputs = 0;
+int callWith(int32_t id, Fill &&fill, const dlm_attrs *attrs, dlm_tensor **outputs,
+             int32_t maxOutputs, int32_t *nOutputs) {
+  if (nOutputs)
+    *nOutputs = 0;
   CallLists own;
   CallLists &lists = callListsGone || callLists.busy ? own : callLists;
   lists.busy = true;
@@ -117,15 +121,19 @@ int callWith(int32_t id, Fill &&fill, const dlm_attrs *attrs, dlm_tensor **outpu
         break;
       }
     const KernelInfo *k = kernelById(id, device);
-    if (!k) throw Error("no kernel with id " + std::to_string(id) + " on " + deviceName(device));
+    if (!k)
+      throw Error("no kernel with id " + std::to_string(id) + " on " + deviceName(device));
     static const Attrs noAttrs;
     Status s = callKernel(*k, ins, attrs ? attrs->attrs : noAttrs, outs);
-    if (!s) throw Error(s.message());
+    if (!s)
+      throw Error(s.message());
     if ((int32_t)outs.size() > maxOutputs)
-      throw Error("'" + k->name + "' produced " + std::to_string(outs.size()) + " outputs, room for " +
-                  std::to_string(maxOutputs));
-    for (size_t i = 0; i < outs.size(); ++i) outputs[i] = handle(outs[i].tensor());
-    if (nOutputs) *nOutputs = (int32_t)outs.size();
+      throw Error("'" + k->name + "' produced " + std::to_string(outs.size()) +
+                  " outputs, room for " + std::to_string(maxOutputs));
+    for (size_t i = 0; i < outs.size(); ++i)
+      outputs[i] = handle(outs[i].tensor());
+    if (nOutputs)
+      *nOutputs = (int32_t)outs.size();
   });
   lists.ins.clear();
   lists.outs.clear();
@@ -135,10 +143,12 @@ int callWith(int32_t id, Fill &&fill, const dlm_attrs *attrs, dlm_tensor **outpu
 
 /// The first output of op `name` run through the kernel table on operands not all on the
 /// CPU (a direct entry's fallback: the device's kernel).
-Tensor onDevice(const char *op, std::initializer_list<Value> ins, const dlm_attrs *attrs = nullptr) {
+Tensor onDevice(const char *op, std::initializer_list<Value> ins,
+                const dlm_attrs *attrs = nullptr) {
   std::vector<Value> outs;
   Status status = callKernel(op, ins, attrs ? attrs->attrs : Attrs(), outs);
-  if (!status) throw Error(status.message());
+  if (!status)
+    throw Error(status.message());
   return outs.at(0).tensor();
 }
 
@@ -172,17 +182,23 @@ dlm_tensor *dlm_tensor_from_data(int32_t dtype, int32_t rank, const int64_t *sha
                                  const void *data) {
   return makeTensor([&] { return Tensor::fromData(needDType(dtype), toShape(rank, shape), data); });
 }
-dlm_tensor *dlm_tensor_scalar_f64(double v) { return makeTensor([&] { return Tensor::scalarF64(v); }); }
-dlm_tensor *dlm_tensor_scalar_i64(int64_t v) { return makeTensor([&] { return Tensor::scalarI64(v); }); }
+dlm_tensor *dlm_tensor_scalar_f64(double v) {
+  return makeTensor([&] { return Tensor::scalarF64(v); });
+}
+dlm_tensor *dlm_tensor_scalar_i64(int64_t v) {
+  return makeTensor([&] { return Tensor::scalarI64(v); });
+}
 dlm_tensor *dlm_tensor_scalar_bool(int32_t v) {
   return makeTensor([&] { return Tensor::scalarBool(v != 0); });
 }
 
 void dlm_tensor_retain(dlm_tensor *t) {
-  if (t) impl(t)->refs.fetch_add(1, std::memory_order_relaxed);
+  if (t)
+    impl(t)->refs.fetch_add(1, std::memory_order_relaxed);
 }
 void dlm_tensor_release(dlm_tensor *t) {
-  if (t) (void)Tensor::adopt(impl(t)); // the temporary drops the reference
+  if (t)
+    (void)Tensor::adopt(impl(t)); // the temporary drops the reference
 }
 
 int32_t dlm_tensor_dtype(const dlm_tensor *t) { return (int32_t)impl(t)->dtype; }
@@ -215,7 +231,8 @@ void dlm_attrs_set_string(dlm_attrs *a, const char *name, const char *v) {
   a->attrs.set(name, std::string(v));
 }
 void dlm_attrs_set_dtype(dlm_attrs *a, const char *name, int32_t dtype) {
-  if (auto d = toDType(dtype)) a->attrs.set(name, *d);
+  if (auto d = toDType(dtype))
+    a->attrs.set(name, *d);
 }
 void dlm_attrs_set_tensor(dlm_attrs *a, const char *name, dlm_tensor *t) {
   a->attrs.set(name, borrow(t));
@@ -232,7 +249,8 @@ int32_t dlm_kernel_id(const char *name) {
 int dlm_kernel_call(int32_t id, dlm_tensor *const *inputs, int32_t nInputs, const dlm_attrs *attrs,
                     dlm_tensor **outputs, int32_t maxOutputs, int32_t *nOutputs) {
   auto fill = [&](std::vector<Value> &ins) {
-    for (int32_t i = 0; i < nInputs; ++i) ins.emplace_back(borrow(inputs[i]));
+    for (int32_t i = 0; i < nInputs; ++i)
+      ins.emplace_back(borrow(inputs[i]));
   };
   return callWith(id, fill, attrs, outputs, maxOutputs, nOutputs);
 }
@@ -262,7 +280,8 @@ int dlm_tensor_read_scalar(const dlm_tensor *t, int32_t dtype, void *out) {
   return capture([&] {
     Unowned handle(t);
     const Tensor &x = *handle;
-    if (x.numel() != 1) throw Error("expected a single value, got " + x.typeString());
+    if (x.numel() != 1)
+      throw Error("expected a single value, got " + x.typeString());
     DType to = needDType(dtype);
     dispatchDType(x.dtype(), [&]<typename From>() {
       From v = *x.data<From>();
@@ -277,11 +296,12 @@ void dlm_attrs_set_floats(dlm_attrs *a, const char *name, const double *v, int64
 void dlm_attrs_set_dtypes(dlm_attrs *a, const char *name, const int32_t *v, int64_t n) {
   std::vector<DType> dtypes;
   for (int64_t i = 0; i < n; ++i)
-    if (auto d = toDType(v[i])) dtypes.push_back(*d);
+    if (auto d = toDType(v[i]))
+      dtypes.push_back(*d);
   a->attrs.set(name, dtypes);
 }
-void dlm_attrs_set_shapes(dlm_attrs *a, const char *name, const int64_t *dims,
-                          const int64_t *ranks, int64_t n) {
+void dlm_attrs_set_shapes(dlm_attrs *a, const char *name, const int64_t *dims, const int64_t *ranks,
+                          int64_t n) {
   std::vector<std::vector<int64_t>> shapes;
   for (int64_t i = 0; i < n; ++i) {
     shapes.emplace_back(dims, dims + ranks[i]);
@@ -301,19 +321,22 @@ dlm_tensor *dlm_tensor_output_like(dlm_tensor *donor, int32_t dtype, const dlm_t
   if (donor) {
     TensorImpl *d = impl(donor);
     if (d->refs.load(std::memory_order_acquire) == 1 && d->buffer->useCount() == 1 &&
-        (int32_t)d->dtype == dtype && (d == l || d->shape == l->shape) && dlm_tensor_dense_data(donor))
+        (int32_t)d->dtype == dtype && (d == l || d->shape == l->shape) &&
+        dlm_tensor_dense_data(donor))
       return donor;
   }
   return makeTensor([&] { return Tensor::empty(needDType(dtype), l->shape); });
 }
 
-dlm_tensor *dlm_tensor_slice(const dlm_tensor *t, int32_t rank, const int64_t *start, const int64_t *shape) {
+dlm_tensor *dlm_tensor_slice(const dlm_tensor *t, int32_t rank, const int64_t *start,
+                             const int64_t *shape) {
   return makeTensor([&] {
     const TensorImpl *x = impl(t);
     check(rank == (int32_t)x->shape.size(), "dlm_tensor_slice: rank mismatch");
     int64_t offset = x->offset;
     for (int32_t d = 0; d < rank; ++d) {
-      check(start[d] >= 0 && shape[d] >= 0 && start[d] + shape[d] <= x->shape[d], "dlm_tensor_slice: out of bounds");
+      check(start[d] >= 0 && shape[d] >= 0 && start[d] + shape[d] <= x->shape[d],
+            "dlm_tensor_slice: out of bounds");
       offset += start[d] * x->strides[d];
     }
     viewShape.assign(shape, shape + rank);
@@ -328,7 +351,8 @@ dlm_tensor *dlm_tensor_slice_grad(const dlm_tensor *g, const dlm_attrs *attrs, i
     if (grad.device() != Device::CPU) {
       std::vector<Value> outs;
       Status status = callKernel("slice_grad", {Value(grad)}, attrs ? attrs->attrs : Attrs(), outs);
-      if (!status) throw Error(status.message());
+      if (!status)
+        throw Error(status.message());
       return outs.at(0).tensor();
     }
     check(rank == (int32_t)grad.rank(), "dlm_tensor_slice_grad: rank mismatch");
@@ -337,7 +361,8 @@ dlm_tensor *dlm_tensor_slice_grad(const dlm_tensor *g, const dlm_attrs *attrs, i
     Tensor out = Tensor::zeros(grad.dtype(), outShape);
     int64_t offset = 0;
     for (int32_t d = 0; d < rank; ++d) {
-      check(start[d] >= 0 && start[d] + grad.dim(d) <= shape[d], "dlm_tensor_slice_grad: out of bounds");
+      check(start[d] >= 0 && start[d] + grad.dim(d) <= shape[d],
+            "dlm_tensor_slice_grad: out of bounds");
       offset += start[d] * out.strides()[d];
     }
     copyInto(out.view(grad.shape(), out.strides(), offset), grad);
@@ -351,7 +376,8 @@ dlm_tensor *dlm_stack_pop(const dlm_tensor *s) { return stackRead(s, "stack_pop"
 dlm_tensor *dlm_stack_push(const dlm_tensor *s, const dlm_tensor *x) {
   return makeTensor([&] {
     Unowned stack(s), value(x);
-    if (stack->device() == Device::CPU && value->device() == Device::CPU) return cpu::stackPush(*stack, *value);
+    if (stack->device() == Device::CPU && value->device() == Device::CPU)
+      return cpu::stackPush(*stack, *value);
     return onDevice("stack_push", {Value(borrow(s)), Value(borrow(x))});
   });
 }
@@ -360,8 +386,8 @@ dlm_tensor *dlm_tensor_transpose(const dlm_tensor *t, int32_t rank, const int64_
   return makeTensor([&] {
     const TensorImpl *x = impl(t);
     if (rank != (int32_t)x->shape.size())
-      throw Error("transpose: permutation of " + std::to_string(rank) + " axes does not match rank " +
-                  std::to_string(x->shape.size()));
+      throw Error("transpose: permutation of " + std::to_string(rank) +
+                  " axes does not match rank " + std::to_string(x->shape.size()));
     viewShape.resize(rank);
     viewStrides.resize(rank);
     for (int32_t d = 0; d < rank; ++d) {
@@ -376,12 +402,15 @@ dlm_tensor *dlm_tensor_select(const dlm_tensor *t, int32_t axis, int64_t i) {
   return makeTensor([&] {
     const TensorImpl *x = impl(t);
     int32_t rank = (int32_t)x->shape.size();
-    if (axis < 0 || axis >= rank) throw Error("index: axis " + std::to_string(axis) + " of a rank " + std::to_string(rank) + " tensor");
+    if (axis < 0 || axis >= rank)
+      throw Error("index: axis " + std::to_string(axis) + " of a rank " + std::to_string(rank) +
+                  " tensor");
     int64_t size = x->shape[axis];
     if (i < -size || i >= size) // (the index kernel's message: kernels/cpu/Shape.cpp)
-      throw Error("index " + std::to_string(i) + " is out of range for axis " + std::to_string(axis) +
-                  " with size " + std::to_string(size));
-    if (i < 0) i += size;
+      throw Error("index " + std::to_string(i) + " is out of range for axis " +
+                  std::to_string(axis) + " with size " + std::to_string(size));
+    if (i < 0)
+      i += size;
     viewShape.assign(x->shape.begin(), x->shape.end());
     viewStrides.assign(x->strides.begin(), x->strides.end());
     viewShape.erase(viewShape.begin() + axis);
@@ -393,33 +422,39 @@ dlm_tensor *dlm_tensor_select(const dlm_tensor *t, int32_t axis, int64_t i) {
 dlm_tensor *dlm_tensor_reshape(const dlm_tensor *t, int32_t rank, const int64_t *shape) {
   return makeTensor([&] {
     Unowned x(t);
-    if (x->device() == Device::CPU || x->isContiguous()) return x->reshape(Shape(shape, shape + rank));
+    if (x->device() == Device::CPU || x->isContiguous())
+      return x->reshape(Shape(shape, shape + rank));
     dlm_attrs attrs; // (a copy on another device is its kernel's)
     attrs.attrs.set("shape", std::vector<int64_t>(shape, shape + rank));
     return onDevice("reshape", {Value(borrow(t))}, &attrs);
   });
 }
 
-dlm_tensor *dlm_tensor_sum_to(const dlm_tensor *x, int32_t rank, const int64_t *shape, const dlm_attrs *attrs) {
+dlm_tensor *dlm_tensor_sum_to(const dlm_tensor *x, int32_t rank, const int64_t *shape,
+                              const dlm_attrs *attrs) {
   return makeTensor([&] {
     Unowned t(x);
-    if (t->device() != Device::CPU) return onDevice("sum_to", {Value(borrow(x))}, attrs);
+    if (t->device() != Device::CPU)
+      return onDevice("sum_to", {Value(borrow(x))}, attrs);
     viewShape.assign(shape, shape + rank);
     if (!isFloat(t->dtype()) || t->numel() != numelOf(viewShape))
-      throw Error("dlm_tensor_sum_to: cannot sum " + t->typeString() + " down to shape " + shapeString(viewShape));
+      throw Error("dlm_tensor_sum_to: cannot sum " + t->typeString() + " down to shape " +
+                  shapeString(viewShape));
     Tensor dense = t->contiguous(), out = Tensor::empty(t->dtype(), viewShape);
     dispatchDType(t->dtype(), [&]<typename T>() {
       if constexpr (std::is_floating_point_v<T>) {
         const T *in = dense.data<T>();
         T *o = out.data<T>();
-        for (int64_t i = 0, n = out.numel(); i < n; ++i) o[i] = in[i] + T(0);
+        for (int64_t i = 0, n = out.numel(); i < n; ++i)
+          o[i] = in[i] + T(0);
       }
     });
     return out;
   });
 }
 
-dlm_tensor *dlm_kernel_run(int32_t id, dlm_tensor *const *inputs, int32_t nInputs, const dlm_attrs *attrs) {
+dlm_tensor *dlm_kernel_run(int32_t id, dlm_tensor *const *inputs, int32_t nInputs,
+                           const dlm_attrs *attrs) {
   CallLists own;
   CallLists &lists = callListsGone || callLists.busy ? own : callLists;
   lists.busy = true;
@@ -429,32 +464,39 @@ dlm_tensor *dlm_kernel_run(int32_t id, dlm_tensor *const *inputs, int32_t nInput
     for (int32_t i = 0; i < nInputs; ++i) {
       // The operands are borrowed: adopted without a reference, given up unreleased below.
       lists.ins.emplace_back(Tensor::adopt(impl(inputs[i])));
-      if (inputs[i] && device == Device::CPU) device = impl(inputs[i])->buffer->device();
+      if (inputs[i] && device == Device::CPU)
+        device = impl(inputs[i])->buffer->device();
     }
     const KernelInfo *k = kernelById(id, device);
-    if (!k) throw Error("no kernel with id " + std::to_string(id) + " on " + deviceName(device));
+    if (!k)
+      throw Error("no kernel with id " + std::to_string(id) + " on " + deviceName(device));
     for (int32_t i = 0; i < nInputs; ++i)
-      if (!inputs[i]) throw Error("'" + k->name + "': null tensor operand");
+      if (!inputs[i])
+        throw Error("'" + k->name + "': null tensor operand");
     static const Attrs noAttrs;
     k->fn(lists.ins, attrs ? attrs->attrs : noAttrs, lists.outs);
     Tensor *result = lists.outs.size() == 1 ? lists.outs[0].tensorIf() : nullptr;
-    if (!result) throw Error("'" + k->name + "' did not produce one tensor");
+    if (!result)
+      throw Error("'" + k->name + "' did not produce one tensor");
     out = handle(std::move(*result));
   });
-  for (Value &v : lists.ins) (void)v.tensorIf()->release();
+  for (Value &v : lists.ins)
+    (void)v.tensorIf()->release();
   lists.ins.clear();
   lists.outs.clear();
   lists.busy = false;
   return status ? nullptr : out;
 }
 
-dlm_tensor *dlm_matmul_bias_accumulate(int32_t id, dlm_tensor *const *inputs, const dlm_attrs *attrs) {
+dlm_tensor *dlm_matmul_bias_accumulate(int32_t id, dlm_tensor *const *inputs,
+                                       const dlm_attrs *attrs) {
   if (inputs[0] && inputs[1] && inputs[2]) {
     Unowned a(inputs[0]), b(inputs[1]), acc(inputs[2]);
     bool relu = false;
     bool done = capture([&] { relu = attrs && attrs->attrs.getBool("relu", false); }) == 0 &&
                 cpu::isSoleOwner(*acc) && cpu::matmulBiasAccumulate(*a, *b, *acc, relu);
-    if (done) return inputs[2];
+    if (done)
+      return inputs[2];
   }
   return dlm_kernel_run(id, inputs, 3, attrs);
 }
@@ -463,19 +505,24 @@ void dlm_set_error(const char *message) { lastError = message ? message : ""; }
 
 void dlm_set_error_site(const dlm_error_site *site) {
   auto position = [](const char *file, int32_t line, int32_t col, const char *sourceLine) {
-    return ErrorPosition{file ? file : "", sourceLine ? sourceLine : "", line, col, file != nullptr};
+    return ErrorPosition{file ? file : "", sourceLine ? sourceLine : "", line, col,
+                         file != nullptr};
   };
   ErrorLocation &loc = lastErrorLocation;
-  static_cast<ErrorPosition &>(loc) = position(site->file, site->line, site->col, site->source_line);
+  static_cast<ErrorPosition &>(loc) =
+      position(site->file, site->line, site->col, site->source_line);
   loc.notes.clear();
   loc.noteViews.clear();
   for (int32_t i = 0; i < site->n_notes; ++i) {
     const dlm_error_note &n = site->notes[i];
-    loc.notes.emplace_back(position(n.file, n.line, n.col, n.source_line), n.message ? n.message : "");
+    loc.notes.emplace_back(position(n.file, n.line, n.col, n.source_line),
+                           n.message ? n.message : "");
   }
   for (const auto &[at, message] : loc.notes)
-    loc.noteViews.push_back({at.file.c_str(), at.line, at.col, at.sourceLine.c_str(), message.c_str()});
-  if (site->prefix && *site->prefix) lastError = site->prefix + lastError;
+    loc.noteViews.push_back(
+        {at.file.c_str(), at.line, at.col, at.sourceLine.c_str(), message.c_str()});
+  if (site->prefix && *site->prefix)
+    lastError = site->prefix + lastError;
 }
 
 void dlm_error_location(const char **file, int32_t *line, int32_t *col) {
@@ -499,12 +546,15 @@ void dlm_print_last_error(void) {
       std::fprintf(stderr, "%s: %s\n", kind, message.c_str());
       return;
     }
-    std::fprintf(stderr, "%s:%d:%d: %s: %s\n", at.file.c_str(), at.line, at.col, kind, message.c_str());
-    if (at.sourceLine.empty()) return;
+    std::fprintf(stderr, "%s:%d:%d: %s: %s\n", at.file.c_str(), at.line, at.col, kind,
+                 message.c_str());
+    if (at.sourceLine.empty())
+      return;
     std::fprintf(stderr, "%s\n%*s^\n", at.sourceLine.c_str(), at.col > 0 ? at.col - 1 : 0, "");
   };
   print(loc, "error", lastError);
-  for (const auto &[at, message] : loc.notes) print(at, "note", message);
+  for (const auto &[at, message] : loc.notes)
+    print(at, "note", message);
 }
 
 void dlm_seed(uint64_t s) { seed(s); }

@@ -48,7 +48,8 @@ void dlm_clear_error(void);
 dlm_tensor *dlm_tensor_empty(int32_t dtype, int32_t rank, const int64_t *shape);
 dlm_tensor *dlm_tensor_zeros(int32_t dtype, int32_t rank, const int64_t *shape);
 /* Copies numel * element-size bytes of row-major data. */
-dlm_tensor *dlm_tensor_from_data(int32_t dtype, int32_t rank, const int64_t *shape, const void *data);
+dlm_tensor *dlm_tensor_from_data(int32_t dtype, int32_t rank, const int64_t *shape,
+                                 const void *data);
 dlm_tensor *dlm_tensor_scalar_f64(double v);
 dlm_tensor *dlm_tensor_scalar_i64(int64_t v);
 dlm_tensor *dlm_tensor_scalar_bool(int32_t v);
@@ -105,8 +106,8 @@ int dlm_tensor_read_scalar(const dlm_tensor *t, int32_t dtype, void *out);
 void dlm_attrs_set_floats(dlm_attrs *a, const char *name, const double *v, int64_t n);
 void dlm_attrs_set_dtypes(dlm_attrs *a, const char *name, const int32_t *v, int64_t n);
 /* n shapes; shape i has ranks[i] dims, all shapes' dims concatenated in `dims`. */
-void dlm_attrs_set_shapes(dlm_attrs *a, const char *name, const int64_t *dims,
-                          const int64_t *ranks, int64_t n);
+void dlm_attrs_set_shapes(dlm_attrs *a, const char *name, const int64_t *dims, const int64_t *ranks,
+                          int64_t n);
 /* For generated elementwise loops: the address of t's first element when t is laid out
  * densely (row-major without gaps), else NULL. */
 void *dlm_tensor_dense_data(const dlm_tensor *t);
@@ -117,7 +118,8 @@ void *dlm_tensor_dense_data(const dlm_tensor *t);
 dlm_tensor *dlm_tensor_output_like(dlm_tensor *donor, int32_t dtype, const dlm_tensor *like);
 /* A view of t (same buffer and strides) of `shape`, starting at multi-index `start` (rank
  * entries each): a slice with unit steps whose bounds codegen resolved. NULL on failure. */
-dlm_tensor *dlm_tensor_slice(const dlm_tensor *t, int32_t rank, const int64_t *start, const int64_t *shape);
+dlm_tensor *dlm_tensor_slice(const dlm_tensor *t, int32_t rank, const int64_t *start,
+                             const int64_t *shape);
 /* slice_grad(g) of such a slice: zeros of `shape` (rank dims) with g copied into the window
  * starting at `start`. `attrs` are the node's, for the kernel when g is not on the CPU. */
 dlm_tensor *dlm_tensor_slice_grad(const dlm_tensor *g, const dlm_attrs *attrs, int32_t rank,
@@ -144,18 +146,21 @@ dlm_tensor *dlm_tensor_reshape(const dlm_tensor *t, int32_t rank, const int64_t 
  * axes of size 1 are summed away (a bias gradient [1, n] -> [n]). The kernel's values, each
  * element plus 0.0 (a sum starting from zero turns -0.0 into +0.0), in a new tensor, without
  * the reduction's planning; a tensor off the CPU takes its device's kernel with `attrs`. */
-dlm_tensor *dlm_tensor_sum_to(const dlm_tensor *x, int32_t rank, const int64_t *shape, const dlm_attrs *attrs);
+dlm_tensor *dlm_tensor_sum_to(const dlm_tensor *x, int32_t rank, const int64_t *shape,
+                              const dlm_attrs *attrs);
 /* The generic fast path for an op with tensor operands and one tensor result: kernel `id`
  * (dlm_kernel_id) run on the device of its operands, as dlm_kernel_call does, but with no
  * string operands, output array or count. Operands are borrowed (no references taken for the
  * call); the result is a new reference, or NULL with the kernel's error. */
-dlm_tensor *dlm_kernel_run(int32_t id, dlm_tensor *const *inputs, int32_t n_inputs, const dlm_attrs *attrs);
+dlm_tensor *dlm_kernel_run(int32_t id, dlm_tensor *const *inputs, int32_t n_inputs,
+                           const dlm_attrs *attrs);
 /* matmul_bias(inputs[0], inputs[1], inputs[2]) {attrs} (kernel `id`) for a caller that does
  * not read the addend inputs[2] again: when it holds the only reference to it and to its
  * memory, the small product's sum is written over the addend (kernels/cpu
  * matmulBiasAccumulate, the kernel's bits) and inputs[2] itself is returned (the caller's
  * reference moves to the result); otherwise as dlm_kernel_run. */
-dlm_tensor *dlm_matmul_bias_accumulate(int32_t id, dlm_tensor *const *inputs, const dlm_attrs *attrs);
+dlm_tensor *dlm_matmul_bias_accumulate(int32_t id, dlm_tensor *const *inputs,
+                                       const dlm_attrs *attrs);
 /* Sets the message dlm_last_error() returns (an error detected by generated code). */
 void dlm_set_error(const char *message);
 /* A note that follows a run-time error: a position in the .dlm program (file, line, column,

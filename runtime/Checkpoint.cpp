@@ -4,9 +4,9 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cctype>
-#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -20,11 +20,16 @@ namespace dlm::rt {
 
 const char *safetensorsDType(DType d) {
   switch (d) {
-  case DType::F32: return "F32";
-  case DType::F64: return "F64";
-  case DType::I32: return "I32";
-  case DType::I64: return "I64";
-  case DType::Bool: return "BOOL";
+  case DType::F32:
+    return "F32";
+  case DType::F64:
+    return "F64";
+  case DType::I32:
+    return "I32";
+  case DType::I64:
+    return "I64";
+  case DType::Bool:
+    return "BOOL";
   }
   return "?";
 }
@@ -48,7 +53,8 @@ public:
   Json parseDocument() {
     Json j = value(0);
     skipSpace();
-    if (pos != s.size()) fail("unexpected text after the JSON object");
+    if (pos != s.size())
+      fail("unexpected text after the JSON object");
     return j;
   }
 
@@ -57,31 +63,42 @@ private:
     throw Error("malformed header: " + what + " at byte " + std::to_string(pos));
   }
   void skipSpace() {
-    while (pos < s.size() && (s[pos] == ' ' || s[pos] == '\n' || s[pos] == '\t' || s[pos] == '\r')) ++pos;
+    while (pos < s.size() && (s[pos] == ' ' || s[pos] == '\n' || s[pos] == '\t' || s[pos] == '\r'))
+      ++pos;
   }
   void expect(char c) {
     skipSpace();
-    if (pos >= s.size() || s[pos] != c) fail(std::string("expected '") + c + "'");
+    if (pos >= s.size() || s[pos] != c)
+      fail(std::string("expected '") + c + "'");
     ++pos;
   }
   Json value(int depth) {
-    if (depth > 16) fail("nesting too deep");
+    if (depth > 16)
+      fail("nesting too deep");
     skipSpace();
-    if (pos >= s.size()) fail("unexpected end");
+    if (pos >= s.size())
+      fail("unexpected end");
     char c = s[pos];
-    if (c == '{') return Json{object(depth)};
-    if (c == '[') return Json{array(depth)};
-    if (c == '"') return Json{string()};
-    if (s.substr(pos, 4) == "true") return pos += 4, Json{true};
-    if (s.substr(pos, 5) == "false") return pos += 5, Json{false};
-    if (s.substr(pos, 4) == "null") return pos += 4, Json{nullptr};
+    if (c == '{')
+      return Json{object(depth)};
+    if (c == '[')
+      return Json{array(depth)};
+    if (c == '"')
+      return Json{string()};
+    if (s.substr(pos, 4) == "true")
+      return pos += 4, Json{true};
+    if (s.substr(pos, 5) == "false")
+      return pos += 5, Json{false};
+    if (s.substr(pos, 4) == "null")
+      return pos += 4, Json{nullptr};
     return Json{number()};
   }
   JsonObject object(int depth) {
     JsonObject o;
     expect('{');
     skipSpace();
-    if (pos < s.size() && s[pos] == '}') return ++pos, o;
+    if (pos < s.size() && s[pos] == '}')
+      return ++pos, o;
     for (;;) {
       skipSpace();
       std::string key = string();
@@ -100,7 +117,8 @@ private:
     JsonArray a;
     expect('[');
     skipSpace();
-    if (pos < s.size() && s[pos] == ']') return ++pos, a;
+    if (pos < s.size() && s[pos] == ']')
+      return ++pos, a;
     for (;;) {
       a.push_back(value(depth + 1));
       skipSpace();
@@ -113,16 +131,19 @@ private:
     }
   }
   std::string string() {
-    if (pos >= s.size() || s[pos] != '"') fail("expected a string");
+    if (pos >= s.size() || s[pos] != '"')
+      fail("expected a string");
     ++pos;
     std::string out;
     while (pos < s.size() && s[pos] != '"') {
       char c = s[pos++];
       if (c == '\\') {
-        if (pos >= s.size()) break;
+        if (pos >= s.size())
+          break;
         char e = s[pos++];
         if (e == 'u') {
-          if (pos + 4 > s.size()) fail("bad escape");
+          if (pos + 4 > s.size())
+            fail("bad escape");
           out += '?'; // names and metadata we use are ASCII
           pos += 4;
           continue;
@@ -130,23 +151,27 @@ private:
         out += e == 'n' ? '\n' : e == 't' ? '\t' : e;
         continue;
       }
-      if ((unsigned char)c < 0x20) fail("control character in a string");
+      if ((unsigned char)c < 0x20)
+        fail("control character in a string");
       out += c;
     }
-    if (pos >= s.size()) fail("unterminated string");
+    if (pos >= s.size())
+      fail("unterminated string");
     ++pos;
     return out;
   }
   double number() {
     size_t start = pos;
-    while (pos < s.size() && (std::isdigit((unsigned char)s[pos]) || s[pos] == '-' || s[pos] == '+' ||
-                              s[pos] == '.' || s[pos] == 'e' || s[pos] == 'E'))
+    while (pos < s.size() && (std::isdigit((unsigned char)s[pos]) || s[pos] == '-' ||
+                              s[pos] == '+' || s[pos] == '.' || s[pos] == 'e' || s[pos] == 'E'))
       ++pos;
-    if (start == pos) fail("unexpected character");
+    if (start == pos)
+      fail("unexpected character");
     std::string t(s.substr(start, pos - start));
     char *end = nullptr;
     double d = std::strtod(t.c_str(), &end);
-    if (*end) fail("bad number '" + t + "'");
+    if (*end)
+      fail("bad number '" + t + "'");
     return d;
   }
 
@@ -156,7 +181,8 @@ private:
 
 const Json *field(const JsonObject &o, const std::string &key) {
   for (auto &[k, v] : o)
-    if (k == key) return &v;
+    if (k == key)
+      return &v;
   return nullptr;
 }
 
@@ -176,7 +202,8 @@ std::string errnoText() { return std::strerror(errno); }
 struct Fd {
   int fd = -1;
   ~Fd() {
-    if (fd >= 0) ::close(fd);
+    if (fd >= 0)
+      ::close(fd);
   }
 };
 
@@ -184,8 +211,10 @@ void writeAll(int fd, const void *data, size_t n, const std::string &path) {
   const char *p = static_cast<const char *>(data);
   while (n > 0) {
     ssize_t w = ::write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) throw Error("cannot write '" + path + "': " + errnoText());
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      throw Error("cannot write '" + path + "': " + errnoText());
     p += w;
     n -= (size_t)w;
   }
@@ -195,8 +224,11 @@ void readAt(int fd, void *data, size_t n, uint64_t offset, const std::string &pa
   char *p = static_cast<char *>(data);
   while (n > 0) {
     ssize_t r = ::pread(fd, p, n, (off_t)offset);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) throw Error("cannot read '" + path + "': " + (r == 0 ? "unexpected end of file" : errnoText()));
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r <= 0)
+      throw Error("cannot read '" + path +
+                  "': " + (r == 0 ? "unexpected end of file" : errnoText()));
     p += r;
     n -= (size_t)r;
     offset += (uint64_t)r;
@@ -205,25 +237,30 @@ void readAt(int fd, void *data, size_t n, uint64_t offset, const std::string &pa
 
 std::string folderOf(const std::string &path) {
   size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
+  if (slash == std::string::npos)
+    return ".";
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
 std::string header(std::span<const Tensor> tensors, uint32_t crc, std::vector<uint64_t> &sizes) {
   char crcHex[16];
   std::snprintf(crcHex, sizeof crcHex, "%08x", crc);
-  std::string h = "{\"__metadata__\":{\"format\":\"dlm\",\"crc32\":\"" + std::string(crcHex) + "\"}";
+  std::string h =
+      "{\"__metadata__\":{\"format\":\"dlm\",\"crc32\":\"" + std::string(crcHex) + "\"}";
   uint64_t at = 0;
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor &t = tensors[i];
-    h += ",\"" + std::to_string(i) + "\":{\"dtype\":\"" + safetensorsDType(t.dtype()) + "\",\"shape\":[";
-    for (int64_t d = 0; d < t.rank(); ++d) h += (d ? "," : "") + std::to_string(t.dim(d));
+    h += ",\"" + std::to_string(i) + "\":{\"dtype\":\"" + safetensorsDType(t.dtype()) +
+         "\",\"shape\":[";
+    for (int64_t d = 0; d < t.rank(); ++d)
+      h += (d ? "," : "") + std::to_string(t.dim(d));
     h += "],\"data_offsets\":[" + std::to_string(at) + "," + std::to_string(at + sizes[i]) + "]}";
     at += sizes[i];
   }
   h += "}";
   // Pad so the data section starts 8-byte aligned, as safetensors writers do.
-  while ((h.size() + 8) % 8) h += ' ';
+  while ((h.size() + 8) % 8)
+    h += ' ';
   return h;
 }
 
@@ -248,28 +285,35 @@ void saveCheckpoint(const std::string &path, std::span<const Tensor> tensors) {
     }
   }
   std::string h = header(tensors, crc, sizes);
-  std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(tempCounter++);
+  std::string tmp =
+      path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(tempCounter++);
   Fd f;
   f.fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (f.fd < 0) throw Error("cannot save '" + path + "': " + errnoText());
+  if (f.fd < 0)
+    throw Error("cannot save '" + path + "': " + errnoText());
   try {
     unsigned char len[8];
     uint64_t n = h.size();
-    for (int i = 0; i < 8; ++i) len[i] = (unsigned char)(n >> (8 * i));
+    for (int i = 0; i < 8; ++i)
+      len[i] = (unsigned char)(n >> (8 * i));
     writeAll(f.fd, len, 8, path);
     writeAll(f.fd, h.data(), h.size(), path);
-    for (size_t i = 0; i < data.size(); ++i) writeAll(f.fd, data[i].rawData(), sizes[i], path);
-    if (::fsync(f.fd) != 0) throw Error("cannot save '" + path + "': fsync: " + errnoText());
+    for (size_t i = 0; i < data.size(); ++i)
+      writeAll(f.fd, data[i].rawData(), sizes[i], path);
+    if (::fsync(f.fd) != 0)
+      throw Error("cannot save '" + path + "': fsync: " + errnoText());
     ::close(f.fd);
     f.fd = -1;
-    if (::rename(tmp.c_str(), path.c_str()) != 0) throw Error("cannot save '" + path + "': " + errnoText());
+    if (::rename(tmp.c_str(), path.c_str()) != 0)
+      throw Error("cannot save '" + path + "': " + errnoText());
   } catch (...) {
     ::unlink(tmp.c_str());
     throw;
   }
   Fd dir;
   dir.fd = ::open(folderOf(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir.fd >= 0) ::fsync(dir.fd);
+  if (dir.fd >= 0)
+    ::fsync(dir.fd);
 }
 
 namespace {
@@ -283,11 +327,13 @@ struct Entry {
 
 DType parseSafetensorsDType(const std::string &s, const std::string &name) {
   for (DType d : {DType::F32, DType::F64, DType::I32, DType::I64, DType::Bool})
-    if (s == safetensorsDType(d)) return d;
+    if (s == safetensorsDType(d))
+      return d;
   throw Error("tensor '" + name + "' has unsupported dtype '" + s + "'");
 }
 
-std::vector<Entry> parseEntries(const JsonObject &root, uint64_t dataSize, std::optional<uint32_t> &crc) {
+std::vector<Entry> parseEntries(const JsonObject &root, uint64_t dataSize,
+                                std::optional<uint32_t> &crc) {
   std::vector<Entry> entries;
   std::vector<bool> seen;
   for (auto &[name, value] : root) {
@@ -302,64 +348,75 @@ std::vector<Entry> parseEntries(const JsonObject &root, uint64_t dataSize, std::
       }
       continue;
     }
-    check(!name.empty() && name.size() < 10 && name.find_first_not_of("0123456789") == std::string::npos,
+    check(!name.empty() && name.size() < 10 &&
+              name.find_first_not_of("0123456789") == std::string::npos,
           "unexpected tensor name '" + name + "' (dlm checkpoints name their tensors 0, 1, ...)");
     size_t index = std::stoul(name);
     auto *obj = std::get_if<JsonObject>(&value.v);
     check(obj != nullptr, "malformed header: tensor '" + name + "' is not an object");
-    const Json *dt = field(*obj, "dtype"), *sh = field(*obj, "shape"), *off = field(*obj, "data_offsets");
-    check(dt && sh && off, "malformed header: tensor '" + name + "' needs dtype, shape and data_offsets");
+    const Json *dt = field(*obj, "dtype"), *sh = field(*obj, "shape"),
+               *off = field(*obj, "data_offsets");
+    check(dt && sh && off,
+          "malformed header: tensor '" + name + "' needs dtype, shape and data_offsets");
     auto *dts = std::get_if<std::string>(&dt->v);
     check(dts != nullptr, "malformed header: dtype of tensor '" + name + "' is not a string");
     Entry e{index, parseSafetensorsDType(*dts, name), {}, 0, 0};
     auto *dims = std::get_if<JsonArray>(&sh->v);
-    check(dims && dims->size() <= 32, "malformed header: shape of tensor '" + name + "' is not a list of dims");
-    for (const Json &d : *dims) e.shape.push_back((int64_t)asCount(d, "a dimension of tensor '" + name + "'"));
+    check(dims && dims->size() <= 32,
+          "malformed header: shape of tensor '" + name + "' is not a list of dims");
+    for (const Json &d : *dims)
+      e.shape.push_back((int64_t)asCount(d, "a dimension of tensor '" + name + "'"));
     auto *offs = std::get_if<JsonArray>(&off->v);
-    check(offs && offs->size() == 2, "malformed header: data_offsets of tensor '" + name + "' is not [begin, end]");
+    check(offs && offs->size() == 2,
+          "malformed header: data_offsets of tensor '" + name + "' is not [begin, end]");
     e.begin = asCount((*offs)[0], "data_offsets");
     e.end = asCount((*offs)[1], "data_offsets");
-    check(e.begin <= e.end, "tensor '" + name + "' has data_offsets [" + std::to_string(e.begin) + ", " +
-                                std::to_string(e.end) + ") that run backwards");
+    check(e.begin <= e.end, "tensor '" + name + "' has data_offsets [" + std::to_string(e.begin) +
+                                ", " + std::to_string(e.end) + ") that run backwards");
     check(e.end <= dataSize, "truncated file: tensor '" + name + "' needs data bytes up to " +
                                  std::to_string(e.end) + " but the data section has " +
                                  std::to_string(dataSize));
     // numel * size must equal the byte range; numelOf rejects overflowing shapes.
     int64_t numel = numelOf(e.shape);
     check((uint64_t)numel <= dataSize && (uint64_t)numel * dtypeSize(e.dtype) == e.end - e.begin,
-          "tensor '" + name + "' of shape " + shapeString(e.shape) + " and dtype " + *dts + " does not fit its " +
-              std::to_string(e.end - e.begin) + " data bytes");
-    if (index >= seen.size()) seen.resize(index + 1, false);
+          "tensor '" + name + "' of shape " + shapeString(e.shape) + " and dtype " + *dts +
+              " does not fit its " + std::to_string(e.end - e.begin) + " data bytes");
+    if (index >= seen.size())
+      seen.resize(index + 1, false);
     check(!seen[index], "tensor '" + name + "' appears twice");
     seen[index] = true;
     entries.push_back(std::move(e));
   }
   for (size_t i = 0; i < seen.size(); ++i)
     check(seen[i], "tensor '" + std::to_string(i) + "' is missing");
-  std::sort(entries.begin(), entries.end(), [](const Entry &a, const Entry &b) { return a.index < b.index; });
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry &a, const Entry &b) { return a.index < b.index; });
   std::vector<const Entry *> byOffset;
-  for (const Entry &e : entries) byOffset.push_back(&e);
+  for (const Entry &e : entries)
+    byOffset.push_back(&e);
   std::sort(byOffset.begin(), byOffset.end(), [](auto *a, auto *b) { return a->begin < b->begin; });
   for (size_t i = 1; i < byOffset.size(); ++i)
     check(byOffset[i]->begin >= byOffset[i - 1]->end,
-          "tensors '" + std::to_string(byOffset[i - 1]->index) + "' and '" + std::to_string(byOffset[i]->index) +
-              "' overlap in the data section");
+          "tensors '" + std::to_string(byOffset[i - 1]->index) + "' and '" +
+              std::to_string(byOffset[i]->index) + "' overlap in the data section");
   return entries;
 }
 
 void checkExpected(const std::vector<Entry> &entries, const CheckpointSpec &spec) {
-  check(entries.size() == spec.dtypes.size(),
-        "checkpoint holds " + std::to_string(entries.size()) + " tensors but the program expects " +
-            std::to_string(spec.dtypes.size()));
+  check(entries.size() == spec.dtypes.size(), "checkpoint holds " + std::to_string(entries.size()) +
+                                                  " tensors but the program expects " +
+                                                  std::to_string(spec.dtypes.size()));
   for (size_t i = 0; i < entries.size(); ++i) {
     const Entry &e = entries[i];
-    check(e.dtype == spec.dtypes[i], "tensor " + std::to_string(i) + " has dtype " +
-                                         std::string(dtypeName(e.dtype)) + " but the program expects " +
-                                         std::string(dtypeName(spec.dtypes[i])));
-    if (i >= spec.shapes.size()) continue;
+    check(e.dtype == spec.dtypes[i],
+          "tensor " + std::to_string(i) + " has dtype " + std::string(dtypeName(e.dtype)) +
+              " but the program expects " + std::string(dtypeName(spec.dtypes[i])));
+    if (i >= spec.shapes.size())
+      continue;
     const Shape &want = spec.shapes[i];
     bool ok = want.size() == e.shape.size();
-    for (size_t d = 0; ok && d < want.size(); ++d) ok = want[d] < 0 || want[d] == e.shape[d];
+    for (size_t d = 0; ok && d < want.size(); ++d)
+      ok = want[d] < 0 || want[d] == e.shape[d];
     check(ok, "tensor " + std::to_string(i) + " has shape " + shapeString(e.shape) +
                   " but the program expects " + shapeString(want));
   }
@@ -367,21 +424,27 @@ void checkExpected(const std::vector<Entry> &entries, const CheckpointSpec &spec
 
 } // namespace
 
-std::vector<Tensor> loadCheckpoint(const std::string &path, const std::optional<CheckpointSpec> &expect) {
+std::vector<Tensor> loadCheckpoint(const std::string &path,
+                                   const std::optional<CheckpointSpec> &expect) {
   try {
     Fd f;
     f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (f.fd < 0) throw Error("cannot open: " + errnoText());
+    if (f.fd < 0)
+      throw Error("cannot open: " + errnoText());
     struct stat st;
-    if (::fstat(f.fd, &st) != 0) throw Error("cannot stat: " + errnoText());
+    if (::fstat(f.fd, &st) != 0)
+      throw Error("cannot stat: " + errnoText());
     check(S_ISREG(st.st_mode), "not a regular file");
     uint64_t size = (uint64_t)st.st_size;
-    check(size >= 8, "truncated file: " + std::to_string(size) + " bytes is too short for a safetensors header");
+    check(size >= 8, "truncated file: " + std::to_string(size) +
+                         " bytes is too short for a safetensors header");
     unsigned char len[8];
     readAt(f.fd, len, 8, 0, path);
     uint64_t n = 0;
-    for (int i = 7; i >= 0; --i) n = (n << 8) | len[i];
-    check(n <= kMaxCheckpointHeader, "header length " + std::to_string(n) + " exceeds the limit of " +
+    for (int i = 7; i >= 0; --i)
+      n = (n << 8) | len[i];
+    check(n <= kMaxCheckpointHeader, "header length " + std::to_string(n) +
+                                         " exceeds the limit of " +
                                          std::to_string(kMaxCheckpointHeader) + " bytes");
     check(n <= size - 8, "truncated file: header length " + std::to_string(n) + " but only " +
                              std::to_string(size - 8) + " bytes follow");
@@ -393,7 +456,8 @@ std::vector<Tensor> loadCheckpoint(const std::string &path, const std::optional<
     uint64_t dataStart = 8 + n, dataSize = size - dataStart;
     std::optional<uint32_t> crc;
     std::vector<Entry> entries = parseEntries(*obj, dataSize, crc);
-    if (expect) checkExpected(entries, *expect);
+    if (expect)
+      checkExpected(entries, *expect);
     std::vector<Tensor> out;
     for (const Entry &e : entries) {
       Tensor t = Tensor::empty(e.dtype, e.shape);
@@ -401,7 +465,8 @@ std::vector<Tensor> loadCheckpoint(const std::string &path, const std::optional<
       if (e.dtype == DType::Bool)
         for (int64_t i = 0; i < t.numel(); ++i)
           if (reinterpret_cast<unsigned char *>(t.rawData())[i] > 1)
-            throw Error("tensor '" + std::to_string(e.index) + "' holds a bool that is neither 0 nor 1");
+            throw Error("tensor '" + std::to_string(e.index) +
+                        "' holds a bool that is neither 0 nor 1");
       out.push_back(std::move(t));
     }
     if (crc) {
@@ -417,8 +482,8 @@ std::vector<Tensor> loadCheckpoint(const std::string &path, const std::optional<
       char want[16], got[16];
       std::snprintf(want, sizeof want, "%08x", *crc);
       std::snprintf(got, sizeof got, "%08x", c);
-      check(c == *crc, std::string("checksum mismatch: the data is corrupted (header says crc32 ") + want +
-                           ", data has " + got + ")");
+      check(c == *crc, std::string("checksum mismatch: the data is corrupted (header says crc32 ") +
+                           want + ", data has " + got + ")");
     }
     return out;
   } catch (const Error &e) {

@@ -29,10 +29,12 @@ namespace {
 
 #ifdef DLM_HAVE_CUDA
 std::string backendPath() {
-  if (const char *p = getenv("DLM_CUDA_BACKEND")) return p;
+  if (const char *p = getenv("DLM_CUDA_BACKEND"))
+    return p;
   char exe[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n <= 0) return "libdlm_cuda_backend.so";
+  if (n <= 0)
+    return "libdlm_cuda_backend.so";
   std::string dir(exe, (size_t)n);
   dir = dir.substr(0, dir.rfind('/'));
   return dir.substr(0, dir.rfind('/')) + "/lib/libdlm_cuda_backend.so";
@@ -58,7 +60,8 @@ const std::string &enableBackend() {
       return;
     }
     char why[512] = "";
-    if (!enable(why, sizeof why)) reason = why[0] ? why : "no GPU";
+    if (!enable(why, sizeof why))
+      reason = why[0] ? why : "no GPU";
   });
   return reason;
 }
@@ -67,7 +70,8 @@ const std::string &enableBackend() {
 bool driverInstalled() {
   static const bool installed = [] {
     void *driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
-    if (driver) dlclose(driver);
+    if (driver)
+      dlclose(driver);
     return driver != nullptr;
   }();
   return installed;
@@ -78,7 +82,8 @@ bool driverInstalled() {
 /// `probe` (auto): give up without loading the backend when no CUDA driver is installed.
 std::string cudaUnavailableReason(bool probe) {
 #ifdef DLM_HAVE_CUDA
-  if (probe && !driverInstalled()) return "no CUDA driver (libcuda.so.1) is installed";
+  if (probe && !driverInstalled())
+    return "no CUDA driver (libcuda.so.1) is installed";
   return enableBackend();
 #else
   (void)probe;
@@ -90,15 +95,21 @@ std::string cudaUnavailableReason(bool probe) {
 
 Status selectDevice(DeviceRequest request, std::string &device) {
   switch (request) {
-  case DeviceRequest::Cpu: device = kCpuDevice; return Status();
-  case DeviceRequest::Fake: device = kFakeDevice; return Status();
+  case DeviceRequest::Cpu:
+    device = kCpuDevice;
+    return Status();
+  case DeviceRequest::Fake:
+    device = kFakeDevice;
+    return Status();
   case DeviceRequest::Auto:
     device = cudaUnavailableReason(true).empty() ? kCudaDevice : kCpuDevice;
     return Status();
-  case DeviceRequest::Cuda: break;
+  case DeviceRequest::Cuda:
+    break;
   }
   std::string reason = cudaUnavailableReason(false);
-  if (!reason.empty()) return Status::error("no CUDA device available (" + reason + ")");
+  if (!reason.empty())
+    return Status::error("no CUDA device available (" + reason + ")");
   device = kCudaDevice;
   return Status();
 }

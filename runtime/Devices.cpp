@@ -8,10 +8,14 @@
 namespace dlm::rt {
 
 std::optional<DeviceRequest> parseDeviceRequest(std::string_view name) {
-  if (name == "auto") return DeviceRequest::Auto;
-  if (name == kCpuDevice) return DeviceRequest::Cpu;
-  if (name == kCudaDevice) return DeviceRequest::Cuda;
-  if (name == kFakeDevice) return DeviceRequest::Fake;
+  if (name == "auto")
+    return DeviceRequest::Auto;
+  if (name == kCpuDevice)
+    return DeviceRequest::Cpu;
+  if (name == kCudaDevice)
+    return DeviceRequest::Cuda;
+  if (name == kFakeDevice)
+    return DeviceRequest::Fake;
   return std::nullopt;
 }
 
@@ -23,16 +27,19 @@ namespace {
 
 // The registration table of kernels/cuda/CudaKernels.cpp, by name.
 constexpr std::string_view kCudaOps[] = {
-    "add",     "sub",  "mul",  "div",  "maximum", "minimum", "neg",         "abs",
-    "exp",     "log",  "sqrt", "tanh", "sigmoid", "relu",    "sum",         "mean",
-    "max",     "min",  "argmax", "softmax", "log_softmax", "cross_entropy", "matmul",
-    "transpose", "fused", "gather"};
+    "add",           "sub",    "mul",       "div",   "maximum", "minimum", "neg",
+    "abs",           "exp",    "log",       "sqrt",  "tanh",    "sigmoid", "relu",
+    "sum",           "mean",   "max",       "min",   "argmax",  "softmax", "log_softmax",
+    "cross_entropy", "matmul", "transpose", "fused", "gather"};
 
 // The statement ops of a `fused` body the NVPTX code generator compiles without libm.
 constexpr std::string_view kCudaFusedOps[] = {
-    "add", "sub", "mul", "div", "maximum", "minimum", "clip", "neg", "abs", "relu", "exp", "tanh",
-    "sigmoid", "sqrt", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
-    "logical_not", "where", "stop_gradient", "relu_grad", "sigmoid_grad", "tanh_grad"};
+    "add",         "sub",          "mul",         "div",   "maximum",
+    "minimum",     "clip",         "neg",         "abs",   "relu",
+    "exp",         "tanh",         "sigmoid",     "sqrt",  "eq",
+    "ne",          "lt",           "le",          "gt",    "ge",
+    "logical_and", "logical_or",   "logical_not", "where", "stop_gradient",
+    "relu_grad",   "sigmoid_grad", "tanh_grad"};
 
 FusedPtxCompiler installedPtxCompiler = nullptr;
 
@@ -49,32 +56,43 @@ std::vector<int64_t> batchDims(const TensorSig &t) {
 /// cuBLAS matmul: ranks >= 2; batch dims equal (and known) unless one operand is 2-D.
 bool cudaMatmulRuns(std::span<const TensorSig> operands) {
   const TensorSig &a = operands[0], &b = operands[1];
-  if (a.dims.size() < 2 || b.dims.size() < 2) return false;
-  if (a.dims.size() == 2 || b.dims.size() == 2) return true;
+  if (a.dims.size() < 2 || b.dims.size() < 2)
+    return false;
+  if (a.dims.size() == 2 || b.dims.size() == 2)
+    return true;
   std::vector<int64_t> ba = batchDims(a), bb = batchDims(b);
   return ba == bb && std::none_of(ba.begin(), ba.end(), [](int64_t d) { return d < 0; });
 }
 
 bool cudaOperandOk(std::string_view op, size_t i, const TensorSig &t) {
-  if (op == "cross_entropy" && i == 1) return t.isTensor && t.dtype == DType::I64 && t.dims.size() == 1;
-  if (op == "gather" && i == 1) return t.isTensor && isInteger(t.dtype); // indices, checked on the host
+  if (op == "cross_entropy" && i == 1)
+    return t.isTensor && t.dtype == DType::I64 && t.dims.size() == 1;
+  if (op == "gather" && i == 1)
+    return t.isTensor && isInteger(t.dtype); // indices, checked on the host
   return isF32Tensor(t) || isScalarNumber(t);
 }
 
 bool cudaResultOk(std::string_view op, const TensorSig &t) {
-  if (t.isHostValue()) return false;
+  if (t.isHostValue())
+    return false;
   return op == "argmax" ? t.dtype == DType::I64 : t.dtype == DType::F32;
 }
 
-bool cudaRuns(std::string_view op, std::span<const TensorSig> operands, std::span<const TensorSig> results) {
-  if (std::find(std::begin(kCudaOps), std::end(kCudaOps), op) == std::end(kCudaOps)) return false;
-  if (results.empty()) return false;
+bool cudaRuns(std::string_view op, std::span<const TensorSig> operands,
+              std::span<const TensorSig> results) {
+  if (std::find(std::begin(kCudaOps), std::end(kCudaOps), op) == std::end(kCudaOps))
+    return false;
+  if (results.empty())
+    return false;
   for (const TensorSig &r : results)
-    if (!cudaResultOk(op, r)) return false;
+    if (!cudaResultOk(op, r))
+      return false;
   for (size_t i = 0; i < operands.size(); ++i)
-    if (!cudaOperandOk(op, i, operands[i])) return false;
+    if (!cudaOperandOk(op, i, operands[i]))
+      return false;
   // Every kernel needs at least one GPU tensor operand: the kernel table dispatches on it.
-  if (std::all_of(operands.begin(), operands.end(), [](const TensorSig &t) { return t.isHostValue(); }))
+  if (std::all_of(operands.begin(), operands.end(),
+                  [](const TensorSig &t) { return t.isHostValue(); }))
     return false;
   return op != "matmul" || (operands.size() == 2 && cudaMatmulRuns(operands));
 }
@@ -107,8 +125,10 @@ FusedPtxCompiler fusedPtxCompiler() { return installedPtxCompiler; }
 
 bool deviceRuns(std::string_view device, std::string_view op, std::span<const TensorSig> operands,
                 std::span<const TensorSig> results) {
-  if (device == kCpuDevice) return true;
-  if (device == kCudaDevice || device == kFakeDevice) return cudaRuns(op, operands, results);
+  if (device == kCpuDevice)
+    return true;
+  if (device == kCudaDevice || device == kFakeDevice)
+    return cudaRuns(op, operands, results);
   return false;
 }
 

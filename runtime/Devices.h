@@ -18,8 +18,8 @@
 #include "runtime/Kernel.h"
 
 #include <optional>
-#include <string>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 

@@ -26,10 +26,12 @@ public:
 /// Throws `Error(message)` unless `cond` holds. The message is built even when `cond` holds,
 /// so hot loops use `if (!cond) throw Error(...)` instead.
 inline void check(bool cond, const std::string &message) {
-  if (!cond) throw Error(message);
+  if (!cond)
+    throw Error(message);
 }
 inline void check(bool cond, const char *message) {
-  if (!cond) throw Error(message);
+  if (!cond)
+    throw Error(message);
 }
 
 /// The result of an operation that can fail at run time: ok, or an error message.

@@ -35,7 +35,8 @@ struct FusedStatement {
 
 /// Parses a body over `numInputs` inputs (syntax and numbering only: OP names are not
 /// checked); nullopt when it is malformed.
-std::optional<std::vector<FusedStatement>> parseFusedStatements(std::string_view body, size_t numInputs);
+std::optional<std::vector<FusedStatement>> parseFusedStatements(std::string_view body,
+                                                                size_t numInputs);
 
 } // namespace dlm::rt
 

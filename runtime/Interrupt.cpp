@@ -18,7 +18,9 @@ void dlm_interrupt_request(void) { __atomic_store_n(&dlm_interrupt_flag, 1, __AT
 
 void dlm_interrupt_clear(void) { __atomic_store_n(&dlm_interrupt_flag, 0, __ATOMIC_RELAXED); }
 
-int32_t dlm_interrupt_requested(void) { return __atomic_load_n(&dlm_interrupt_flag, __ATOMIC_RELAXED); }
+int32_t dlm_interrupt_requested(void) {
+  return __atomic_load_n(&dlm_interrupt_flag, __ATOMIC_RELAXED);
+}
 
 int32_t dlm_interrupted(void) {
   dlm_set_error(dlm::rt::kInterruptedMessage);
@@ -58,8 +60,6 @@ InterruptHandler::InterruptHandler() : saved(std::make_unique<Saved>()) {
   sigaction(SIGINT, &action, nullptr);
 }
 
-InterruptHandler::~InterruptHandler() {
-  sigaction(SIGINT, &saved->previous, nullptr);
-}
+InterruptHandler::~InterruptHandler() { sigaction(SIGINT, &saved->previous, nullptr); }
 
 } // namespace dlm::rt

@@ -11,12 +11,14 @@
 namespace dlm::rt {
 
 const Tensor &Value::tensor() const {
-  if (auto *t = std::get_if<Tensor>(&v)) return *t;
+  if (auto *t = std::get_if<Tensor>(&v))
+    return *t;
   throw Error("expected a tensor operand, got a string");
 }
 
 const std::string &Value::str() const {
-  if (auto *s = std::get_if<std::string>(&v)) return *s;
+  if (auto *s = std::get_if<std::string>(&v))
+    return *s;
   throw Error("expected a string operand, got a tensor");
 }
 
@@ -28,7 +30,8 @@ const Attr *Attrs::find(const std::string &name) const {
 namespace {
 const Attr &need(const Attrs &a, const std::string &name) {
   const Attr *v = a.find(name);
-  if (!v) throw Error("missing attribute '" + name + "'");
+  if (!v)
+    throw Error("missing attribute '" + name + "'");
   return *v;
 }
 [[noreturn]] void wrongKind(const std::string &name, const char *kind) {
@@ -38,70 +41,88 @@ const Attr &need(const Attrs &a, const std::string &name) {
 
 int64_t Attrs::getInt(const std::string &name) const {
   const Attr &v = need(*this, name);
-  if (auto *i = std::get_if<int64_t>(&v)) return *i;
-  if (auto *b = std::get_if<bool>(&v)) return *b;
+  if (auto *i = std::get_if<int64_t>(&v))
+    return *i;
+  if (auto *b = std::get_if<bool>(&v))
+    return *b;
   wrongKind(name, "an int");
 }
 
 double Attrs::getFloat(const std::string &name) const {
   const Attr &v = need(*this, name);
-  if (auto *d = std::get_if<double>(&v)) return *d;
-  if (auto *i = std::get_if<int64_t>(&v)) return (double)*i;
+  if (auto *d = std::get_if<double>(&v))
+    return *d;
+  if (auto *i = std::get_if<int64_t>(&v))
+    return (double)*i;
   wrongKind(name, "a float");
 }
 
 bool Attrs::getBool(const std::string &name) const {
   const Attr &v = need(*this, name);
-  if (auto *b = std::get_if<bool>(&v)) return *b;
-  if (auto *i = std::get_if<int64_t>(&v)) return *i != 0;
+  if (auto *b = std::get_if<bool>(&v))
+    return *b;
+  if (auto *i = std::get_if<int64_t>(&v))
+    return *i != 0;
   wrongKind(name, "a bool");
 }
 
 std::vector<int64_t> Attrs::getInts(const std::string &name) const {
   const Attr &v = need(*this, name);
-  if (auto *l = std::get_if<std::vector<int64_t>>(&v)) return *l;
-  if (auto *i = std::get_if<int64_t>(&v)) return {*i};
+  if (auto *l = std::get_if<std::vector<int64_t>>(&v))
+    return *l;
+  if (auto *i = std::get_if<int64_t>(&v))
+    return {*i};
   wrongKind(name, "an int list");
 }
 
 const std::string &Attrs::getString(const std::string &name) const {
   const Attr &v = need(*this, name);
-  if (auto *s = std::get_if<std::string>(&v)) return *s;
+  if (auto *s = std::get_if<std::string>(&v))
+    return *s;
   wrongKind(name, "a string");
 }
 
 DType Attrs::getDType(const std::string &name) const {
   const Attr &v = need(*this, name);
-  if (auto *d = std::get_if<DType>(&v)) return *d;
+  if (auto *d = std::get_if<DType>(&v))
+    return *d;
   if (auto *s = std::get_if<std::string>(&v))
-    if (auto d = parseDType(*s)) return *d;
+    if (auto d = parseDType(*s))
+      return *d;
   wrongKind(name, "a dtype");
 }
 
 const Tensor &Attrs::getTensor(const std::string &name) const {
   const Attr &v = need(*this, name);
-  if (auto *t = std::get_if<Tensor>(&v)) return *t;
+  if (auto *t = std::get_if<Tensor>(&v))
+    return *t;
   wrongKind(name, "a tensor");
 }
 
 std::vector<double> Attrs::getFloats(const std::string &name) const {
   const Attr &v = need(*this, name);
-  if (auto *l = std::get_if<std::vector<double>>(&v)) return *l;
-  if (auto *l = std::get_if<std::vector<int64_t>>(&v)) return std::vector<double>(l->begin(), l->end());
-  if (auto *d = std::get_if<double>(&v)) return {*d};
+  if (auto *l = std::get_if<std::vector<double>>(&v))
+    return *l;
+  if (auto *l = std::get_if<std::vector<int64_t>>(&v))
+    return std::vector<double>(l->begin(), l->end());
+  if (auto *d = std::get_if<double>(&v))
+    return {*d};
   wrongKind(name, "a float list");
 }
 
 std::vector<DType> Attrs::getDTypes(const std::string &name) const {
   const Attr &v = need(*this, name);
-  if (auto *l = std::get_if<std::vector<DType>>(&v)) return *l;
-  if (auto *d = std::get_if<DType>(&v)) return {*d};
+  if (auto *l = std::get_if<std::vector<DType>>(&v))
+    return *l;
+  if (auto *d = std::get_if<DType>(&v))
+    return {*d};
   wrongKind(name, "a dtype list");
 }
 
 std::vector<std::vector<int64_t>> Attrs::getShapes(const std::string &name) const {
   const Attr &v = need(*this, name);
-  if (auto *l = std::get_if<std::vector<std::vector<int64_t>>>(&v)) return *l;
+  if (auto *l = std::get_if<std::vector<std::vector<int64_t>>>(&v))
+    return *l;
   wrongKind(name, "a list of shapes");
 }
 
@@ -119,11 +140,13 @@ struct Table {
 
   int32_t idLocked(std::string_view name) {
     auto it = ids.find(std::string(name));
-    if (it != ids.end()) return it->second;
+    if (it != ids.end())
+      return it->second;
     int32_t id = (int32_t)names.size();
     names.emplace_back(name);
     ids.emplace(std::string(name), id);
-    for (auto &k : kernels) k.resize(names.size());
+    for (auto &k : kernels)
+      k.resize(names.size());
     generation.fetch_add(1, std::memory_order_release);
     return id;
   }
@@ -167,7 +190,8 @@ const KernelInfo *findKernel(std::string_view name, Device device) {
   Table &t = table();
   std::lock_guard<std::mutex> lock(t.mu);
   auto it = t.ids.find(std::string(name));
-  if (it == t.ids.end()) return nullptr;
+  if (it == t.ids.end())
+    return nullptr;
   return t.kernels[(int)device][it->second].get();
 }
 
@@ -188,14 +212,16 @@ const KernelInfo *kernelById(int32_t id, Device device) {
       c.generation = t.generation.load(std::memory_order_relaxed);
       for (int d = 0; d < kNumDevices; ++d) {
         c.kernels[d].clear();
-        for (const auto &k : t.kernels[d]) c.kernels[d].push_back(k.get());
+        for (const auto &k : t.kernels[d])
+          c.kernels[d].push_back(k.get());
       }
     }
     const std::vector<const KernelInfo *> &ks = c.kernels[(int)device];
     return id >= 0 && id < (int32_t)ks.size() ? ks[id] : nullptr;
   }
   std::lock_guard<std::mutex> lock(t.mu);
-  if (id < 0 || id >= (int32_t)t.names.size()) return nullptr;
+  if (id < 0 || id >= (int32_t)t.names.size())
+    return nullptr;
   return t.kernels[(int)device][id].get();
 }
 
@@ -205,7 +231,8 @@ std::vector<std::string> kernelNames(Device device) {
   std::lock_guard<std::mutex> lock(t.mu);
   std::vector<std::string> out;
   for (auto &k : t.kernels[(int)device])
-    if (k) out.push_back(k->name);
+    if (k)
+      out.push_back(k->name);
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -214,7 +241,8 @@ Status callKernel(const KernelInfo &kernel, std::span<const Value> inputs, const
                   std::vector<Value> &outputs) {
   return guard([&] {
     for (const Value &v : inputs)
-      if (v.isTensor() && !v.tensor()) throw Error("'" + kernel.name + "': null tensor operand");
+      if (v.isTensor() && !v.tensor())
+        throw Error("'" + kernel.name + "': null tensor operand");
     kernel.fn(inputs, attrs, outputs);
   });
 }
@@ -237,7 +265,8 @@ Status callKernel(std::string_view name, std::span<const Value> inputs, const At
 std::vector<Value> runAll(std::string_view name, std::vector<Value> inputs, const Attrs &attrs) {
   std::vector<Value> outs;
   Status s = callKernel(name, inputs, attrs, outs);
-  if (!s) throw Error(s.message());
+  if (!s)
+    throw Error(s.message());
   return outs;
 }
 

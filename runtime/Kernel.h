@@ -62,8 +62,9 @@ inline constexpr int64_t kSliceToEnd = INT64_MAX;
 
 /// One attribute value. Shapes are int lists (see kDynamicDim); `load` takes a list of dtypes
 /// and a list of shapes; a tensor literal (`const`) is a Tensor or flat floats with `shape`.
-using Attr = std::variant<int64_t, double, bool, std::vector<int64_t>, std::string, DType, Tensor,
-                          std::vector<double>, std::vector<DType>, std::vector<std::vector<int64_t>>>;
+using Attr =
+    std::variant<int64_t, double, bool, std::vector<int64_t>, std::string, DType, Tensor,
+                 std::vector<double>, std::vector<DType>, std::vector<std::vector<int64_t>>>;
 
 /// Named attributes of one op instance. Getters throw rt::Error naming the attribute when it is
 /// missing or has another kind; `getOr` returns a default when it is missing.
@@ -91,13 +92,21 @@ public:
   std::vector<DType> getDTypes(const std::string &name) const;
   std::vector<std::vector<int64_t>> getShapes(const std::string &name) const;
 
-  int64_t getInt(const std::string &name, int64_t dflt) const { return has(name) ? getInt(name) : dflt; }
-  double getFloat(const std::string &name, double dflt) const { return has(name) ? getFloat(name) : dflt; }
-  bool getBool(const std::string &name, bool dflt) const { return has(name) ? getBool(name) : dflt; }
+  int64_t getInt(const std::string &name, int64_t dflt) const {
+    return has(name) ? getInt(name) : dflt;
+  }
+  double getFloat(const std::string &name, double dflt) const {
+    return has(name) ? getFloat(name) : dflt;
+  }
+  bool getBool(const std::string &name, bool dflt) const {
+    return has(name) ? getBool(name) : dflt;
+  }
   std::vector<int64_t> getInts(const std::string &name, std::vector<int64_t> dflt) const {
     return has(name) ? getInts(name) : dflt;
   }
-  DType getDType(const std::string &name, DType dflt) const { return has(name) ? getDType(name) : dflt; }
+  DType getDType(const std::string &name, DType dflt) const {
+    return has(name) ? getDType(name) : dflt;
+  }
 
   const std::map<std::string, Attr> &entries() const { return map; }
 
@@ -139,8 +148,8 @@ Status callKernel(std::string_view name, std::span<const Value> inputs, const At
                   std::vector<Value> &outputs);
 
 /// Same, for a braced list of operands.
-inline Status callKernel(std::string_view name, std::initializer_list<Value> inputs, const Attrs &attrs,
-                         std::vector<Value> &outputs) {
+inline Status callKernel(std::string_view name, std::initializer_list<Value> inputs,
+                         const Attrs &attrs, std::vector<Value> &outputs) {
   return callKernel(name, std::span<const Value>(inputs.begin(), inputs.size()), attrs, outputs);
 }
 
@@ -148,7 +157,8 @@ inline Status callKernel(std::string_view name, std::initializer_list<Value> inp
 /// throwing rt::Error on failure.
 Tensor run(std::string_view name, std::vector<Value> inputs, const Attrs &attrs = {});
 /// Like `run` but returns every output.
-std::vector<Value> runAll(std::string_view name, std::vector<Value> inputs, const Attrs &attrs = {});
+std::vector<Value> runAll(std::string_view name, std::vector<Value> inputs,
+                          const Attrs &attrs = {});
 
 } // namespace dlm::rt
 

@@ -35,10 +35,12 @@ Decimal parseScientific(std::string_view s) {
   }
   size_t e = s.find('e');
   for (size_t k = i; k < e; ++k)
-    if (s[k] != '.') d.digits += s[k];
+    if (s[k] != '.')
+      d.digits += s[k];
   d.exp = std::atoi(std::string(s.substr(e + 1)).c_str());
   // Trailing zeros carry no information for our uses.
-  while (d.digits.size() > 1 && d.digits.back() == '0') d.digits.pop_back();
+  while (d.digits.size() > 1 && d.digits.back() == '0')
+    d.digits.pop_back();
   return d;
 }
 
@@ -73,7 +75,8 @@ template <typename T> Parts positional(T v, int precision) {
     size_t dot = s.find('.');
     p.intPart = s.substr(0, dot);
     p.frac = dot == std::string::npos ? "" : s.substr(dot + 1);
-    while (!p.frac.empty() && p.frac.back() == '0') p.frac.pop_back();
+    while (!p.frac.empty() && p.frac.back() == '0')
+      p.frac.pop_back();
     return p;
   }
   std::string sign = d.negative ? "-" : "";
@@ -87,24 +90,28 @@ template <typename T> Parts positional(T v, int precision) {
     p.intPart = sign + d.digits.substr(0, d.exp + 1);
     p.frac = d.digits.substr(d.exp + 1);
   }
-  if (d.digits == "0") p.frac.clear();
+  if (d.digits == "0")
+    p.frac.clear();
   return p;
 }
 
 std::string exponentString(int e, int minDigits) {
   std::string digits = std::to_string(std::abs(e));
-  if ((int)digits.size() < minDigits) digits = std::string(minDigits - digits.size(), '0') + digits;
+  if ((int)digits.size() < minDigits)
+    digits = std::string(minDigits - digits.size(), '0') + digits;
   return (e < 0 ? "-" : "+") + digits;
 }
 
 /// dragon4_scientific(x, precision, unique=True, trim='.') with exp_digits = 2.
 template <typename T> Parts scientific(T v, int precision) {
   Decimal d = shortest(v);
-  if ((int)d.digits.size() - 1 > precision) d = roundedScientific(v, precision);
+  if ((int)d.digits.size() - 1 > precision)
+    d = roundedScientific(v, precision);
   Parts p;
   p.intPart = (d.negative ? "-" : "") + d.digits.substr(0, 1);
   p.frac = d.digits.substr(1);
-  if (d.digits == "0") p.frac.clear();
+  if (d.digits == "0")
+    p.frac.clear();
   p.exp = exponentString(d.exp, 2);
   return p;
 }
@@ -125,19 +132,23 @@ public:
   explicit FloatFormat(const std::vector<T> &data) {
     std::vector<T> finite;
     for (T v : data)
-      if (std::isfinite(v)) finite.push_back(v);
+      if (std::isfinite(v))
+        finite.push_back(v);
     T maxVal = 0, minVal = 0;
     bool anyNonZero = false;
     for (T v : finite) {
-      if (v == 0) continue;
+      if (v == 0)
+        continue;
       T a = std::fabs(v);
-      if (!anyNonZero) maxVal = minVal = a;
+      if (!anyNonZero)
+        maxVal = minVal = a;
       maxVal = std::max(maxVal, a);
       minVal = std::min(minVal, a);
       anyNonZero = true;
     }
     if (anyNonZero)
-      expFormat = (double)maxVal >= 1e8 || (double)minVal < 0.0001 || (double)(T)(maxVal / minVal) > 1000.0;
+      expFormat =
+          (double)maxVal >= 1e8 || (double)minVal < 0.0001 || (double)(T)(maxVal / minVal) > 1000.0;
     if (finite.empty()) {
       padLeft = padRight = 0;
       minDigits = 0;
@@ -164,7 +175,8 @@ public:
     if (finite.size() != data.size()) {
       bool negInf = false;
       for (T v : data)
-        if (std::isinf(v) && v < 0) negInf = true;
+        if (std::isinf(v) && v < 0)
+          negInf = true;
       int offset = padRight + 1;
       padLeft = std::max({padLeft, 3 - offset, 3 + (int)negInf - offset});
     }
@@ -179,10 +191,12 @@ public:
     // In scientific mode every number gets `minDigits` real digits (Dragon4 keeps generating
     // exact digits past the shortest form), not zero padding.
     Parts p = expFormat ? scientificExact(v, minDigits) : positional(v, precision);
-    std::string s = std::string(std::max(0, padLeft - (int)p.intPart.size()), ' ') + p.intPart + ".";
+    std::string s =
+        std::string(std::max(0, padLeft - (int)p.intPart.size()), ' ') + p.intPart + ".";
     if (expFormat) {
       std::string frac = p.frac;
-      if ((int)frac.size() < minDigits) frac += std::string(minDigits - frac.size(), '0');
+      if ((int)frac.size() < minDigits)
+        frac += std::string(minDigits - frac.size(), '0');
       int e = std::atoi(p.exp.c_str());
       return s + frac + "e" + exponentString(e, expSize);
     }
@@ -200,7 +214,8 @@ private:
 class IntFormat {
 public:
   explicit IntFormat(const std::vector<int64_t> &data) {
-    if (data.empty()) return;
+    if (data.empty())
+      return;
     auto [mn, mx] = std::minmax_element(data.begin(), data.end());
     width = std::max(std::to_string(*mn).size(), std::to_string(*mx).size());
   }
@@ -228,22 +243,27 @@ std::vector<std::vector<int64_t>> keptIndices(const Shape &shape, bool summarise
 }
 
 /// Elements of the summarised data (the product of the kept indices), row-major.
-template <typename T> std::vector<T> gatherKept(const Tensor &t, const std::vector<std::vector<int64_t>> &kept) {
+template <typename T>
+std::vector<T> gatherKept(const Tensor &t, const std::vector<std::vector<int64_t>> &kept) {
   std::vector<T> out;
   Shape idx(t.rank(), 0);
   std::vector<size_t> pos(t.rank(), 0);
   for (auto &k : kept)
-    if (k.empty()) return out;
+    if (k.empty())
+      return out;
   const T *base = t.data<T>();
   for (;;) {
     int64_t off = 0;
-    for (size_t a = 0; a < pos.size(); ++a) off += kept[a][pos[a]] * t.strides()[a];
+    for (size_t a = 0; a < pos.size(); ++a)
+      off += kept[a][pos[a]] * t.strides()[a];
     out.push_back(base[off]);
     size_t a = pos.size();
     for (;;) {
-      if (a == 0) return out;
+      if (a == 0)
+        return out;
       --a;
-      if (++pos[a] < kept[a].size()) break;
+      if (++pos[a] < kept[a].size())
+        break;
       pos[a] = 0;
     }
   }
@@ -252,9 +272,11 @@ template <typename T> std::vector<T> gatherKept(const Tensor &t, const std::vect
 void extendLine(std::string &s, std::string &line, const std::string &word, int64_t width,
                 const std::string &nextPrefix) {
   bool wrap = (int64_t)(line.size() + word.size()) > width;
-  if ((int64_t)line.size() <= (int64_t)nextPrefix.size()) wrap = false;
+  if ((int64_t)line.size() <= (int64_t)nextPrefix.size())
+    wrap = false;
   if (wrap) {
-    while (!line.empty() && line.back() == ' ') line.pop_back();
+    while (!line.empty() && line.back() == ' ')
+      line.pop_back();
     s += line + "\n";
     line = nextPrefix;
   }
@@ -268,7 +290,8 @@ public:
 
   std::string recurse(int64_t axis, int64_t offset, const std::string &hanging, int64_t width) {
     int64_t axesLeft = t.rank() - axis;
-    if (axesLeft == 0) return fmt(offset);
+    if (axesLeft == 0)
+      return fmt(offset);
     std::string nextHanging = hanging + " ";
     int64_t nextWidth = width - 1;
     int64_t n = t.dim(axis), stride = t.strides()[axis];
@@ -281,7 +304,8 @@ public:
       int64_t elemWidth = width - 1; // max(len(separator.rstrip()), len(']'))
       std::string line = hanging;
       for (int64_t i = 0; i < leading; ++i) {
-        extendLine(s, line, recurse(axis + 1, offset + i * stride, nextHanging, nextWidth), elemWidth, hanging);
+        extendLine(s, line, recurse(axis + 1, offset + i * stride, nextHanging, nextWidth),
+                   elemWidth, hanging);
         line += sep;
       }
       if (showSummary) {
@@ -289,18 +313,22 @@ public:
         line += sep;
       }
       for (int64_t i = trailing; i > 1; --i) {
-        extendLine(s, line, recurse(axis + 1, offset + (n - i) * stride, nextHanging, nextWidth), elemWidth, hanging);
+        extendLine(s, line, recurse(axis + 1, offset + (n - i) * stride, nextHanging, nextWidth),
+                   elemWidth, hanging);
         line += sep;
       }
-      extendLine(s, line, recurse(axis + 1, offset + (n - 1) * stride, nextHanging, nextWidth), elemWidth, hanging);
+      extendLine(s, line, recurse(axis + 1, offset + (n - 1) * stride, nextHanging, nextWidth),
+                 elemWidth, hanging);
       s += line;
     } else {
       std::string lineSep = "," + std::string(axesLeft - 1, '\n');
       for (int64_t i = 0; i < leading; ++i)
         s += hanging + recurse(axis + 1, offset + i * stride, nextHanging, nextWidth) + lineSep;
-      if (showSummary) s += hanging + "..." + lineSep;
+      if (showSummary)
+        s += hanging + "..." + lineSep;
       for (int64_t i = trailing; i > 1; --i)
-        s += hanging + recurse(axis + 1, offset + (n - i) * stride, nextHanging, nextWidth) + lineSep;
+        s += hanging + recurse(axis + 1, offset + (n - i) * stride, nextHanging, nextWidth) +
+             lineSep;
       s += hanging + recurse(axis + 1, offset + (n - 1) * stride, nextHanging, nextWidth);
     }
     return "[" + s.substr(hanging.size()) + "]";
@@ -328,13 +356,16 @@ std::function<void(std::string_view)> &sink() {
 } // namespace
 
 std::string formatPythonFloat(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  if (std::isnan(v))
+    return "nan";
+  if (std::isinf(v))
+    return v < 0 ? "-inf" : "inf";
   Decimal d = shortest(v);
   std::string sign = d.negative ? "-" : "";
   if (d.exp < -4 || d.exp >= 16) {
     std::string m = d.digits.substr(0, 1);
-    if (d.digits.size() > 1) m += "." + d.digits.substr(1);
+    if (d.digits.size() > 1)
+      m += "." + d.digits.substr(1);
     return sign + m + "e" + exponentString(d.exp, 2);
   }
   Parts p = positional(v, 40); // never cuts: repr keeps every shortest digit
@@ -344,18 +375,23 @@ std::string formatPythonFloat(double v) {
 std::string formatScalar(const Tensor &t) {
   check(t.numel() == 1, "formatScalar: expected one value, got " + t.typeString());
   switch (t.dtype()) {
-  case DType::Bool: return t.itemBool() ? "True" : "False";
+  case DType::Bool:
+    return t.itemBool() ? "True" : "False";
   case DType::I32:
-  case DType::I64: return std::to_string(t.itemI64());
-  case DType::F32: return formatPythonFloat((double)*t.contiguous().data<float>());
-  case DType::F64: return formatPythonFloat(t.item());
+  case DType::I64:
+    return std::to_string(t.itemI64());
+  case DType::F32:
+    return formatPythonFloat((double)*t.contiguous().data<float>());
+  case DType::F64:
+    return formatPythonFloat(t.item());
   }
   return "?";
 }
 
 std::string arrayToString(const Tensor &tin, std::string_view prefix) {
   Tensor t = tin;
-  if (t.numel() == 0) return "[]";
+  if (t.numel() == 0)
+    return "[]";
   bool summarise = t.numel() > kThreshold;
   auto kept = keptIndices(t.shape(), summarise);
   return dispatchDType(t.dtype(), [&]<typename T>() -> std::string {
@@ -381,24 +417,26 @@ std::string arrayToString(const Tensor &tin, std::string_view prefix) {
 
 std::string formatTensor(const Tensor &t) {
   std::string s = "tensor(" + arrayToString(t, "tensor(");
-  if (t.dtype() != DType::F32) s += ", dtype=" + std::string(dtypeName(t.dtype()));
+  if (t.dtype() != DType::F32)
+    s += ", dtype=" + std::string(dtypeName(t.dtype()));
   return s + ")";
 }
 
 std::string formatPrintLine(std::span<const Value> values, const std::vector<int64_t> &isScalar) {
   std::string line;
   for (size_t i = 0; i < values.size(); ++i) {
-    if (i) line += " ";
+    if (i)
+      line += " ";
     const Value &v = values[i];
     if (v.isString()) {
       line += v.str();
       continue;
     }
     const Tensor &t = v.tensor();
-    bool scalar = i < isScalar.size()
-                      ? isScalar[i] != 0
-                      : isScalar.empty() && t.rank() == 0 &&
-                            (t.dtype() == DType::I64 || t.dtype() == DType::F64 || t.dtype() == DType::Bool);
+    bool scalar = i < isScalar.size() ? isScalar[i] != 0
+                                      : isScalar.empty() && t.rank() == 0 &&
+                                            (t.dtype() == DType::I64 || t.dtype() == DType::F64 ||
+                                             t.dtype() == DType::Bool);
     line += scalar ? formatScalar(t) : formatTensor(t);
   }
   return line;

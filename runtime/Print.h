@@ -35,7 +35,8 @@ std::string formatTensor(const Tensor &t);
 /// as is; a tensor prints as a scalar when `isScalar[i]` (a language int/float/bool) and as a
 /// tensor otherwise. Without flags, 0-d i64/f64/bool tensors count as scalars (that is how
 /// the graph passes int, float and bool).
-std::string formatPrintLine(std::span<const Value> values, const std::vector<int64_t> &isScalar = {});
+std::string formatPrintLine(std::span<const Value> values,
+                            const std::vector<int64_t> &isScalar = {});
 
 /// Where `print` writes its lines (with the trailing newline). Default: stdout, flushed per
 /// line. The REPL installs its own; passing an empty function restores the default.

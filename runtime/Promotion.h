@@ -45,27 +45,32 @@ constexpr int dtypeCategory(DType t) { return isFloat(t) ? 2 : isInteger(t) ? 1 
 /// The wider of two dtypes in PyTorch's lattice bool < i32 < i64 < f32 < f64.
 constexpr DType widerDType(DType a, DType b) {
   int ca = dtypeCategory(a), cb = dtypeCategory(b);
-  if (ca != cb) return ca > cb ? a : b;
+  if (ca != cb)
+    return ca > cb ? a : b;
   return dtypeSize(a) >= dtypeSize(b) ? a : b;
 }
 
 /// How the kernels rank a run-time operand of `rank` dims (see the file comment).
 constexpr OperandRank runtimeOperandRank(DType dtype, int64_t rank) {
-  if (rank > 0) return OperandRank::Dimensioned;
+  if (rank > 0)
+    return OperandRank::Dimensioned;
   bool scalarDType = dtype == DType::F64 || dtype == DType::I64 || dtype == DType::Bool;
   return scalarDType ? OperandRank::Scalar : OperandRank::ZeroDim;
 }
 
 /// The dtype an elementwise op on `a` and `b` computes in.
 constexpr DType promoteElementwise(PromotionOperand a, PromotionOperand b) {
-  if (a.rank == OperandRank::Scalar && b.rank == OperandRank::Scalar) return widerDType(a.dtype, b.dtype);
+  if (a.rank == OperandRank::Scalar && b.rank == OperandRank::Scalar)
+    return widerDType(a.dtype, b.dtype);
   int ca = dtypeCategory(a.dtype), cb = dtypeCategory(b.dtype);
   if (ca != cb) {
     const PromotionOperand &high = ca > cb ? a : b;
-    if (high.rank != OperandRank::Scalar) return high.dtype;
+    if (high.rank != OperandRank::Scalar)
+      return high.dtype;
     return dtypeCategory(high.dtype) == 2 ? DType::F32 : DType::I64; // the category's default
   }
-  if (a.rank != b.rank) return (a.rank > b.rank ? a : b).dtype;
+  if (a.rank != b.rank)
+    return (a.rank > b.rank ? a : b).dtype;
   return widerDType(a.dtype, b.dtype);
 }
 
@@ -75,12 +80,15 @@ enum class ElementwiseKind : uint8_t { Arithmetic, TrueDivision, Comparison };
 /// The promoting elementwise ops (their two promoted operands are the first two, or the last
 /// two of `where`).
 constexpr std::optional<ElementwiseKind> elementwiseKind(std::string_view op) {
-  for (std::string_view a : {"add", "sub", "mul", "floordiv", "mod", "pow", "maximum", "minimum",
-                             "where"})
-    if (op == a) return ElementwiseKind::Arithmetic;
+  for (std::string_view a :
+       {"add", "sub", "mul", "floordiv", "mod", "pow", "maximum", "minimum", "where"})
+    if (op == a)
+      return ElementwiseKind::Arithmetic;
   for (std::string_view c : {"eq", "ne", "lt", "le", "gt", "ge"})
-    if (op == c) return ElementwiseKind::Comparison;
-  if (op == "div") return ElementwiseKind::TrueDivision;
+    if (op == c)
+      return ElementwiseKind::Comparison;
+  if (op == "div")
+    return ElementwiseKind::TrueDivision;
   return std::nullopt;
 }
 
@@ -88,7 +96,8 @@ constexpr std::optional<ElementwiseKind> elementwiseKind(std::string_view op) {
 /// float (f64 for two Python numbers, as Python's `/`).
 constexpr DType computeDType(ElementwiseKind kind, PromotionOperand a, PromotionOperand b) {
   DType d = promoteElementwise(a, b);
-  if (kind != ElementwiseKind::TrueDivision || isFloat(d)) return d;
+  if (kind != ElementwiseKind::TrueDivision || isFloat(d))
+    return d;
   bool scalars = a.rank == OperandRank::Scalar && b.rank == OperandRank::Scalar;
   return scalars ? DType::F64 : DType::F32;
 }
@@ -97,7 +106,8 @@ constexpr DType computeDType(ElementwiseKind kind, PromotionOperand a, Promotion
 /// `rank` dims; see the file comment).
 constexpr DType graphComputeDType(ElementwiseKind kind, DType a, int64_t rankA, DType b,
                                   int64_t rankB) {
-  if (kind == ElementwiseKind::Comparison) return widerDType(a, b);
+  if (kind == ElementwiseKind::Comparison)
+    return widerDType(a, b);
   return computeDType(kind, {a, runtimeOperandRank(a, rankA)}, {b, runtimeOperandRank(b, rankB)});
 }
 
@@ -107,7 +117,8 @@ constexpr DType graphComputeDType(ElementwiseKind kind, DType a, int64_t rankA, 
 constexpr std::optional<DType> explicitComputeDType(std::string_view op, DType a, int64_t rankA,
                                                     DType b, int64_t rankB) {
   std::optional<ElementwiseKind> kind = elementwiseKind(op);
-  if (!kind) return std::nullopt;
+  if (!kind)
+    return std::nullopt;
   auto operand = [](DType t, int64_t rank) {
     OperandRank r = rank < 0    ? OperandRank::Scalar
                     : rank == 0 ? OperandRank::ZeroDim
@@ -116,7 +127,8 @@ constexpr std::optional<DType> explicitComputeDType(std::string_view op, DType a
   };
   DType want = computeDType(*kind, operand(a, rankA), operand(b, rankB));
   DType got = graphComputeDType(*kind, a, rankA < 0 ? 0 : rankA, b, rankB < 0 ? 0 : rankB);
-  if (want == got || want == DType::Bool) return std::nullopt;
+  if (want == got || want == DType::Bool)
+    return std::nullopt;
   return want;
 }
 

@@ -74,8 +74,10 @@ template <typename T> void fillNormalT(T *p, int64_t n, const RandomRange &r) {
       double rad = std::sqrt(-2.0 * std::log(u1));
       double theta = 2.0 * M_PI * u2;
       int64_t i = c * 4 + 2 * h;
-      if (i < n) p[i] = (T)(rad * std::cos(theta));
-      if (i + 1 < n) p[i + 1] = (T)(rad * std::sin(theta));
+      if (i < n)
+        p[i] = (T)(rad * std::cos(theta));
+      if (i + 1 < n)
+        p[i + 1] = (T)(rad * std::sin(theta));
     }
   }
 }

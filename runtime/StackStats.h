@@ -14,8 +14,8 @@
 namespace dlm::rt {
 
 struct StackStats {
-  int64_t pushes = 0;       ///< stack_push calls.
-  int64_t bytesPushed = 0;  ///< bytes of the entries pushed.
+  int64_t pushes = 0;         ///< stack_push calls.
+  int64_t bytesPushed = 0;    ///< bytes of the entries pushed.
   int64_t peakStackBytes = 0; ///< bytes of the largest stack built by a push.
   /// Bytes of the largest buffer a stack grew in (at most twice its entries: a stack grows in
   /// place into room it doubles when full, so a push costs O(entry) amortised).

@@ -25,7 +25,8 @@ template <size_t N, typename F>
 void forEachStrided(const Shape &shape, std::array<char *, N> base,
                     const std::array<Shape, N> &strides, F &&inner) {
   for (int64_t d : shape)
-    if (d == 0) return;
+    if (d == 0)
+      return;
   // Scratch for the coalesced dims, each operand's strides and the odometer: on the stack up
   // to rank 8 (small-tensor loops call this per op), on the heap beyond.
   size_t rank = shape.size();
@@ -39,17 +40,20 @@ void forEachStrided(const Shape &shape, std::array<char *, N> base,
   // Coalesce: drop size-1 dims, merge (outer, inner) pairs contiguous for all operands.
   size_t r = 0;
   for (size_t i = 0; i < rank; ++i) {
-    if (shape[i] == 1) continue;
+    if (shape[i] == 1)
+      continue;
     bool merge = r > 0;
     for (size_t k = 0; k < N && merge; ++k)
       merge = st(k)[r - 1] == strides[k][i] * shape[i];
     if (merge) {
       dims[r - 1] *= shape[i];
-      for (size_t k = 0; k < N; ++k) st(k)[r - 1] = strides[k][i];
+      for (size_t k = 0; k < N; ++k)
+        st(k)[r - 1] = strides[k][i];
       continue;
     }
     dims[r] = shape[i];
-    for (size_t k = 0; k < N; ++k) st(k)[r] = strides[k][i];
+    for (size_t k = 0; k < N; ++k)
+      st(k)[r] = strides[k][i];
     ++r;
   }
   std::array<int64_t, N> steps{};
@@ -57,7 +61,8 @@ void forEachStrided(const Shape &shape, std::array<char *, N> base,
     inner(base, steps, int64_t(1));
     return;
   }
-  for (size_t k = 0; k < N; ++k) steps[k] = st(k)[r - 1];
+  for (size_t k = 0; k < N; ++k)
+    steps[k] = st(k)[r - 1];
   int64_t n = dims[r - 1];
   std::fill(counter, counter + (r - 1), int64_t(0));
   std::array<char *, N> ptrs = base;
@@ -66,13 +71,16 @@ void forEachStrided(const Shape &shape, std::array<char *, N> base,
     // Advance the outer counter (odometer), adjusting pointers incrementally.
     size_t d = r - 1;
     for (;;) {
-      if (d == 0) return;
+      if (d == 0)
+        return;
       --d;
       if (++counter[d] < dims[d]) {
-        for (size_t k = 0; k < N; ++k) ptrs[k] += st(k)[d];
+        for (size_t k = 0; k < N; ++k)
+          ptrs[k] += st(k)[d];
         break;
       }
-      for (size_t k = 0; k < N; ++k) ptrs[k] -= st(k)[d] * (dims[d] - 1);
+      for (size_t k = 0; k < N; ++k)
+        ptrs[k] -= st(k)[d] * (dims[d] - 1);
       counter[d] = 0;
     }
   }

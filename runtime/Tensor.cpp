@@ -20,9 +20,11 @@ class CpuAllocator final : public Allocator {
 public:
   void *allocate(size_t bytes) override {
     size_t rounded = (bytes + 63) / 64 * 64;
-    if (rounded == 0) rounded = 64;
+    if (rounded == 0)
+      rounded = 64;
     void *p = std::aligned_alloc(64, rounded);
-    if (!p) throw Error("out of memory allocating " + std::to_string(bytes) + " bytes");
+    if (!p)
+      throw Error("out of memory allocating " + std::to_string(bytes) + " bytes");
     return p;
   }
   void deallocate(void *ptr, size_t) override { std::free(ptr); }
@@ -56,9 +58,9 @@ constexpr bool kUseCaches = false;
 #else
 constexpr bool kUseCaches = true;
 #endif
-constexpr size_t kMaxCachedBuffer = 64 * 1024;          ///< larger buffers go back to malloc
-constexpr size_t kMaxCachedBytes = 8 * 1024 * 1024;     ///< per thread, all bins together
-constexpr size_t kMaxCachedImpls = 4096;                ///< per thread
+constexpr size_t kMaxCachedBuffer = 64 * 1024;      ///< larger buffers go back to malloc
+constexpr size_t kMaxCachedBytes = 8 * 1024 * 1024; ///< per thread, all bins together
+constexpr size_t kMaxCachedImpls = 4096;            ///< per thread
 constexpr size_t kBufferBins = kMaxCachedBuffer / 64;
 
 /// The bytes CpuAllocator really allocates for a request of `bytes`.
@@ -103,7 +105,8 @@ thread_local CacheDrainer cacheDrainer;
 /// This thread's lists, or null when caching is off or the thread is exiting.
 ThreadCache *cacheForInsert() {
   ThreadCache &c = threadCache;
-  if (!kUseCaches || c.gone) return nullptr;
+  if (!kUseCaches || c.gone)
+    return nullptr;
   if (!c.drainerSet) {
     (void)&cacheDrainer; // constructs it, so that its destructor runs at thread exit
     c.drainerSet = true;
@@ -115,10 +118,12 @@ ThreadCache *cacheForInsert() {
 Buffer *takeCachedBuffer(size_t bytes) {
   size_t size = allocatedSize(bytes);
   ThreadCache &c = threadCache;
-  if (!kUseCaches || size > kMaxCachedBuffer || c.gone) return nullptr;
+  if (!kUseCaches || size > kMaxCachedBuffer || c.gone)
+    return nullptr;
   Buffer *&bin = c.bins[size / 64 - 1];
   Buffer *b = bin;
-  if (!b) return nullptr;
+  if (!b)
+    return nullptr;
   bin = nextBuffer(b);
   c.bufferBytes -= size;
   return b;
@@ -128,7 +133,8 @@ Buffer *takeCachedBuffer(size_t bytes) {
 bool cacheBuffer(Buffer *b) {
   size_t size = allocatedSize(b->bytes());
   ThreadCache *c = size <= kMaxCachedBuffer ? cacheForInsert() : nullptr;
-  if (!c || c->bufferBytes + size > kMaxCachedBytes) return false;
+  if (!c || c->bufferBytes + size > kMaxCachedBytes)
+    return false;
   Buffer *&bin = c->bins[size / 64 - 1];
   nextBuffer(b) = bin;
   bin = b;
@@ -159,7 +165,8 @@ void freeImpl(TensorImpl *t) {
     delete t;
     return;
   }
-  if (t->buffer) t->buffer->release();
+  if (t->buffer)
+    t->buffer->release();
   setNextImpl(t, c->impls);
   c->impls = t;
   ++c->implCount;
@@ -197,11 +204,13 @@ void broadcastStridesInto(const Tensor &t, const Shape &target, int64_t *out) {
   auto fail = [&] {
     throw Error("cannot broadcast " + t.typeString() + " to shape " + shapeString(target));
   };
-  if (r > tr) fail();
+  if (r > tr)
+    fail();
   for (int64_t i = 0; i < tr; ++i) {
     int64_t si = i - (tr - r);
     out[i] = 0;
-    if (si < 0) continue;
+    if (si < 0)
+      continue;
     int64_t d = t.dim(si);
     if (d == target[i])
       out[i] = t.strides()[si];
@@ -223,7 +232,8 @@ void setAllocator(Allocator *alloc) { allocators[(int)alloc->device()].store(all
 
 Buffer *Buffer::create(size_t bytes, Device d) {
   Allocator *a = allocatorFor(d);
-  if (!a) throw Error(std::string("no allocator for device '") + deviceName(d) + "'");
+  if (!a)
+    throw Error(std::string("no allocator for device '") + deviceName(d) + "'");
   if (Buffer *b = a == &cpuAllocator ? takeCachedBuffer(bytes) : nullptr) {
     b->refs.store(1, std::memory_order_relaxed);
     b->size = bytes;
@@ -239,9 +249,11 @@ Buffer *Buffer::create(size_t bytes, Device d) {
 void Buffer::release() {
   // The only reference (the common case: a temporary's buffer): nobody can take another, so
   // the acquire load that sees 1 replaces the atomic read-modify-write (~5 ns each here).
-  if (refs.load(std::memory_order_acquire) == 1 || refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+  if (refs.load(std::memory_order_acquire) == 1 ||
+      refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     liveBytes.fetch_sub(int64_t(size), std::memory_order_relaxed);
-    if (alloc == &cpuAllocator && cacheBuffer(this)) return;
+    if (alloc == &cpuAllocator && cacheBuffer(this))
+      return;
     alloc->deallocate(ptr, size);
     delete this;
   }
@@ -272,7 +284,8 @@ Shape contiguousStrides(const Shape &shape) {
 std::string shapeString(const Shape &shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i) {
-    if (i) s += ", ";
+    if (i)
+      s += ", ";
     s += std::to_string(shape[i]);
   }
   return s + "]";
@@ -287,15 +300,18 @@ int64_t normalizeAxis(int64_t axis, int64_t rank, const char *what) {
 }
 
 Tensor &Tensor::operator=(const Tensor &o) {
-  if (o.impl) o.impl->refs.fetch_add(1, std::memory_order_relaxed);
-  if (impl) releaseImpl();
+  if (o.impl)
+    o.impl->refs.fetch_add(1, std::memory_order_relaxed);
+  if (impl)
+    releaseImpl();
   impl = o.impl;
   return *this;
 }
 
 Tensor &Tensor::operator=(Tensor &&o) noexcept {
   if (this != &o) {
-    if (impl) releaseImpl();
+    if (impl)
+      releaseImpl();
     impl = o.impl;
     o.impl = nullptr;
   }
@@ -343,7 +359,8 @@ Tensor Tensor::zeros(DType dtype, const Shape &shape) {
 
 Tensor Tensor::fromData(DType dtype, const Shape &shape, const void *data) {
   Tensor t = empty(dtype, shape);
-  if (t.numel()) std::memcpy(t.rawData(), data, (size_t)t.numel() * t.elementSize());
+  if (t.numel())
+    std::memcpy(t.rawData(), data, (size_t)t.numel() * t.elementSize());
   return t;
 }
 
@@ -368,9 +385,12 @@ Tensor Tensor::scalarBool(bool v) {
 bool Tensor::isContiguous() const {
   int64_t expect = 1;
   for (size_t i = impl->shape.size(); i-- > 0;) {
-    if (impl->shape[i] == 1) continue;
-    if (impl->shape[i] == 0) return true;
-    if (impl->strides[i] != expect) return false;
+    if (impl->shape[i] == 1)
+      continue;
+    if (impl->shape[i] == 0)
+      return true;
+    if (impl->strides[i] != expect)
+      return false;
     expect *= impl->shape[i];
   }
   return true;
@@ -407,17 +427,20 @@ int64_t Tensor::getI64(const Shape &index) const {
 }
 
 double Tensor::item() const {
-  if (numel() != 1) throw Error("expected a single value, got " + typeString());
+  if (numel() != 1)
+    throw Error("expected a single value, got " + typeString());
   return dispatchDType(dtype(), [&]<typename T>() { return (double)data<T>()[0]; });
 }
 
 int64_t Tensor::itemI64() const {
-  if (numel() != 1) throw Error("expected a single value, got " + typeString());
+  if (numel() != 1)
+    throw Error("expected a single value, got " + typeString());
   return dispatchDType(dtype(), [&]<typename T>() { return (int64_t)data<T>()[0]; });
 }
 
 bool Tensor::itemBool() const {
-  if (numel() != 1) throw Error("expected a single value, got " + typeString());
+  if (numel() != 1)
+    throw Error("expected a single value, got " + typeString());
   return dispatchDType(dtype(), [&]<typename T>() { return data<T>()[0] != T(0); });
 }
 
@@ -450,7 +473,8 @@ Tensor Tensor::reshape(Shape newShape) const {
       inferAt = (int64_t)i;
       continue;
     }
-    if (newShape[i] < 0) throw Error("reshape: negative dimension in " + shapeString(newShape));
+    if (newShape[i] < 0)
+      throw Error("reshape: negative dimension in " + shapeString(newShape));
     known *= newShape[i];
   }
   int64_t n = numel();
@@ -458,12 +482,15 @@ Tensor Tensor::reshape(Shape newShape) const {
     throw Error("cannot reshape " + typeString() + " to " + shapeString(newShape));
   };
   if (inferAt >= 0) {
-    if (known == 0 || n % known != 0) fail();
+    if (known == 0 || n % known != 0)
+      fail();
     newShape[inferAt] = n / known;
   }
-  if (numelOf(newShape) != n) fail();
+  if (numelOf(newShape) != n)
+    fail();
   Tensor copy;
-  if (!isContiguous()) copy = clone();
+  if (!isContiguous())
+    copy = clone();
   const Tensor &src = copy ? copy : *this;
   return viewOf(src, newShape.size(), src.offset(), [&](int64_t *shape, int64_t *strides) {
     std::copy(newShape.begin(), newShape.end(), shape);
@@ -474,13 +501,14 @@ Tensor Tensor::reshape(Shape newShape) const {
 Tensor Tensor::select(int64_t axis, int64_t i) const {
   const Shape &shape = this->shape(), &strides = this->strides();
   size_t r = shape.size();
-  return viewOf(*this, r - 1, offset() + i * strides[axis], [&](int64_t *vshape, int64_t *vstrides) {
-    for (size_t d = 0, k = 0; d < r; ++d)
-      if ((int64_t)d != axis) {
-        vshape[k] = shape[d];
-        vstrides[k++] = strides[d];
-      }
-  });
+  return viewOf(*this, r - 1, offset() + i * strides[axis],
+                [&](int64_t *vshape, int64_t *vstrides) {
+                  for (size_t d = 0, k = 0; d < r; ++d)
+                    if ((int64_t)d != axis) {
+                      vshape[k] = shape[d];
+                      vstrides[k++] = strides[d];
+                    }
+                });
 }
 
 Shape takeShape(const Shape &x, const Shape &indices, int64_t axis) {
@@ -505,7 +533,8 @@ Tensor Tensor::transpose(const std::vector<int64_t> &perm) const {
     for (int64_t i = 0; i < r; ++i) {
       int64_t a = axisAt(i);
       bool seen = r <= 64 ? (seenMask >> a & 1) != 0 : bool(seenMore[a]);
-      if (seen) throw Error("transpose: repeated axis in permutation " + shapeString(perm));
+      if (seen)
+        throw Error("transpose: repeated axis in permutation " + shapeString(perm));
       if (r <= 64)
         seenMask |= uint64_t(1) << a;
       else
@@ -529,7 +558,8 @@ Tensor Tensor::broadcastTo(const Shape &target) const {
 }
 
 Tensor Tensor::to(DType dt) const {
-  if (dt == dtype()) return contiguous();
+  if (dt == dtype())
+    return contiguous();
   Tensor out = empty(dt, shape());
   copyInto(out, *this);
   return out;
@@ -538,7 +568,8 @@ Tensor Tensor::to(DType dt) const {
 Shape broadcastByteStrides(const Tensor &t, const Shape &shape) {
   Shape s(shape.size());
   broadcastStridesInto(t, shape, s.data());
-  for (auto &x : s) x *= (int64_t)t.elementSize();
+  for (auto &x : s)
+    x *= (int64_t)t.elementSize();
   return s;
 }
 
@@ -548,9 +579,12 @@ template <typename D, typename S> D convertElem(S v) {
     return v != S(0);
   else if constexpr (std::is_integral_v<D> && std::is_floating_point_v<S>) {
     // Casting NaN or out-of-range floats to ints is undefined in C++; saturate instead.
-    if (std::isnan(v)) return D(0);
-    if (v >= (S)std::numeric_limits<D>::max()) return std::numeric_limits<D>::max();
-    if (v <= (S)std::numeric_limits<D>::min()) return std::numeric_limits<D>::min();
+    if (std::isnan(v))
+      return D(0);
+    if (v >= (S)std::numeric_limits<D>::max())
+      return std::numeric_limits<D>::max();
+    if (v <= (S)std::numeric_limits<D>::min())
+      return std::numeric_limits<D>::min();
     return static_cast<D>(v);
   } else
     return static_cast<D>(v);
@@ -570,7 +604,8 @@ void copyInto(const Tensor &dst, const Tensor &src) {
                           if (st[0] == sizeof(D) && st[1] == sizeof(S)) {
                             D *d = reinterpret_cast<D *>(p[0]);
                             const S *s = reinterpret_cast<const S *>(p[1]);
-                            for (int64_t i = 0; i < n; ++i) d[i] = convertElem<D, S>(s[i]);
+                            for (int64_t i = 0; i < n; ++i)
+                              d[i] = convertElem<D, S>(s[i]);
                             return;
                           }
                           for (int64_t i = 0; i < n; ++i)

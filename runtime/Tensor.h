@@ -91,11 +91,12 @@ struct TensorImpl {
   std::atomic<int64_t> refs{1};
   DType dtype = DType::F32;
   Shape shape;
-  Shape strides; ///< In elements; 0 for a broadcast dimension.
+  Shape strides;      ///< In elements; 0 for a broadcast dimension.
   int64_t offset = 0; ///< In elements, from the start of the buffer.
   Buffer *buffer = nullptr;
   ~TensorImpl() {
-    if (buffer) buffer->release();
+    if (buffer)
+      buffer->release();
   }
 };
 
@@ -119,7 +120,8 @@ public:
   static Tensor adopt(TensorImpl *impl) { return Tensor(impl); }
   /// Shares `impl`, taking a new reference.
   static Tensor share(TensorImpl *impl) {
-    if (impl) impl->refs.fetch_add(1, std::memory_order_relaxed);
+    if (impl)
+      impl->refs.fetch_add(1, std::memory_order_relaxed);
     return Tensor(impl);
   }
   Tensor(const Tensor &o) : impl(o.impl) { retainImpl(); }
@@ -127,7 +129,8 @@ public:
   Tensor &operator=(const Tensor &o);
   Tensor &operator=(Tensor &&o) noexcept;
   ~Tensor() {
-    if (impl) releaseImpl();
+    if (impl)
+      releaseImpl();
   }
 
   // --- creation -------------------------------------------------------------------------
@@ -144,7 +147,8 @@ public:
   /// A 0-d tensor of `dtype` holding `v` converted like a cast.
   static Tensor scalar(DType dtype, double v);
   /// A tensor of `shape` from row-major values (tests and small constants).
-  template <typename T> static Tensor fromVector(DType dtype, const std::vector<T> &v, const Shape &shape);
+  template <typename T>
+  static Tensor fromVector(DType dtype, const std::vector<T> &v, const Shape &shape);
   /// A 1-D tensor from values.
   template <typename T> static Tensor fromVector(DType dtype, const std::vector<T> &v) {
     return fromVector(dtype, v, Shape{(int64_t)v.size()});
@@ -205,7 +209,8 @@ public:
 private:
   explicit Tensor(TensorImpl *i) : impl(i) {}
   void retainImpl() {
-    if (impl) impl->refs.fetch_add(1, std::memory_order_relaxed);
+    if (impl)
+      impl->refs.fetch_add(1, std::memory_order_relaxed);
   }
   /// Drops this handle's reference (impl not null) and nulls the handle.
   void releaseImpl();
@@ -221,11 +226,16 @@ void copyInto(const Tensor &dst, const Tensor &src);
 /// Calls `f.template operator()<T>()` with T the C++ type of `dtype` (bool for Bool).
 template <typename F> decltype(auto) dispatchDType(DType dtype, F &&f) {
   switch (dtype) {
-  case DType::F32: return f.template operator()<float>();
-  case DType::F64: return f.template operator()<double>();
-  case DType::I32: return f.template operator()<int32_t>();
-  case DType::I64: return f.template operator()<int64_t>();
-  case DType::Bool: return f.template operator()<bool>();
+  case DType::F32:
+    return f.template operator()<float>();
+  case DType::F64:
+    return f.template operator()<double>();
+  case DType::I32:
+    return f.template operator()<int32_t>();
+  case DType::I64:
+    return f.template operator()<int64_t>();
+  case DType::Bool:
+    return f.template operator()<bool>();
   }
   return f.template operator()<float>();
 }
@@ -246,7 +256,8 @@ Tensor Tensor::fromVector(DType dtype, const std::vector<T> &v, const Shape &sha
                 shapeString(t.shape()));
   dispatchDType(dtype, [&]<typename E>() {
     E *p = t.data<E>();
-    for (size_t i = 0; i < v.size(); ++i) p[i] = static_cast<E>(v[i]);
+    for (size_t i = 0; i < v.size(); ++i)
+      p[i] = static_cast<E>(v[i]);
   });
   return t;
 }

@@ -43,16 +43,20 @@ namespace {
 /// replaced, through `environ` for the length of the call; the process's environment is never
 /// changed.
 void initBlasSingleThreaded(int, char **, char **envp) {
-  if (!gotoblas_init) return;
+  if (!gotoblas_init)
+    return;
   char **env = environ ? environ : envp;
   static const char kName[] = "OPENBLAS_NUM_THREADS=";
   size_t count = 0;
-  while (env && env[count]) ++count;
+  while (env && env[count])
+    ++count;
   char **held = static_cast<char **>(std::malloc((count + 2) * sizeof(char *)));
-  if (!held) return;
+  if (!held)
+    return;
   size_t n = 0;
   for (size_t i = 0; i < count; ++i)
-    if (std::strncmp(env[i], kName, sizeof kName - 1) != 0) held[n++] = env[i];
+    if (std::strncmp(env[i], kName, sizeof kName - 1) != 0)
+      held[n++] = env[i];
   static char one[] = "OPENBLAS_NUM_THREADS=1";
   held[n++] = one;
   held[n] = nullptr;
@@ -63,21 +67,22 @@ void initBlasSingleThreaded(int, char **, char **envp) {
   std::free(held);
 }
 
-__attribute__((section(".preinit_array"), used)) void (*initBlasEntry)(int, char **, char **) =
-    initBlasSingleThreaded;
+__attribute__((section(".preinit_array"),
+               used)) void (*initBlasEntry)(int, char **, char **) = initBlasSingleThreaded;
 
 std::mutex mu;
-int interOp = 0;   // 0: not configured yet
-int wanted = 1;    // the policy's OpenBLAS threads: max(1, cores / interOp)
-int blasSet = 0;   // what OpenBLAS is set to (0: not read yet)
-int blasMost = 0;  // the most threads OpenBLAS has had (those it started never stop)
+int interOp = 0;  // 0: not configured yet
+int wanted = 1;   // the policy's OpenBLAS threads: max(1, cores / interOp)
+int blasSet = 0;  // what OpenBLAS is set to (0: not read yet)
+int blasMost = 0; // the most threads OpenBLAS has had (those it started never stop)
 
 /// Applies inter-op count `n`: lowers OpenBLAS at once, raises it only as far as threads it
 /// already has; the rest waits for a product it threads (raiseBlasThreads).
 void applyLocked(int n) {
   interOp = std::max(1, n);
   wanted = std::max(1, dlm::rt::computeCores() / interOp);
-  if (blasSet == 0) blasSet = blasMost = openblas_get_num_threads();
+  if (blasSet == 0)
+    blasSet = blasMost = openblas_get_num_threads();
   int now = std::min(wanted, blasMost);
   if (now != blasSet) {
     openblas_set_num_threads(now);
@@ -95,8 +100,10 @@ std::atomic<bool> detail::blasRaisePending{true};
 
 void detail::raiseBlasThreads() {
   std::lock_guard<std::mutex> lock(mu);
-  if (interOp == 0) applyLocked(1);
-  if (wanted <= blasSet) return;
+  if (interOp == 0)
+    applyLocked(1);
+  if (wanted <= blasSet)
+    return;
   openblas_set_num_threads(wanted);
   blasSet = wanted;
   blasMost = std::max(blasMost, wanted);
@@ -107,7 +114,8 @@ int computeCores() {
   static int cores = [] {
     if (const char *env = std::getenv("DLM_NUM_THREADS")) {
       int n = std::atoi(env);
-      if (n > 0) return n;
+      if (n > 0)
+        return n;
     }
     return (int)std::max(1u, std::thread::hardware_concurrency());
   }();
@@ -121,7 +129,8 @@ void setInterOpThreads(int n) {
 
 int blasThreads() {
   std::lock_guard<std::mutex> lock(mu);
-  if (interOp == 0) applyLocked(1);
+  if (interOp == 0)
+    applyLocked(1);
   return wanted;
 }
 
@@ -129,11 +138,13 @@ int openBlasThreads() { return openblas_get_num_threads(); }
 
 int processThreads() {
   FILE *status = std::fopen("/proc/self/status", "r");
-  if (!status) return 0;
+  if (!status)
+    return 0;
   char line[256];
   int threads = 0;
   while (std::fgets(line, sizeof line, status))
-    if (std::sscanf(line, "Threads: %d", &threads) == 1) break;
+    if (std::sscanf(line, "Threads: %d", &threads) == 1)
+      break;
   std::fclose(status);
   return threads;
 }

@@ -11,7 +11,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-numpy python3-torch
   dataset-fashion-mnist
-  graphviz tmux
+  graphviz tmux clang-format
 )
 
 missing=()

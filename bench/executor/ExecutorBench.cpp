@@ -53,7 +53,8 @@ void runAndReport(benchmark::State &state, ExecGraph &g, ExecPort fetch) {
 void chain(benchmark::State &state, const char *opName) {
   ExecGraph g;
   ExecPort cur = out(constI64(g, 1));
-  for (int64_t i = 0; i < kNodes; ++i) cur = out(g.addNode(opName, {cur}));
+  for (int64_t i = 0; i < kNodes; ++i)
+    cur = out(g.addNode(opName, {cur}));
   runAndReport(state, g, cur);
 }
 
@@ -62,11 +63,10 @@ void BM_ChainNeg(benchmark::State &state) { chain(state, "neg"); }
 
 void BM_Loop(benchmark::State &state) {
   ExecGraph g;
-  std::vector<ExecPort> res =
-      buildCountedLoop(g, 0, "loop", 16, kNodes, {out(constI64(g, 0))},
-                       [](ExecGraph &g, const LoopBody &b) {
-                         return std::vector<ExecPort>{out(op(g, "add", {b.vars[1], b.vars[0]}, b.frame))};
-                       });
+  std::vector<ExecPort> res = buildCountedLoop(
+      g, 0, "loop", 16, kNodes, {out(constI64(g, 0))}, [](ExecGraph &g, const LoopBody &b) {
+        return std::vector<ExecPort>{out(op(g, "add", {b.vars[1], b.vars[0]}, b.frame))};
+      });
   runAndReport(state, g, res[0]);
 }
 

@@ -40,7 +40,8 @@ double cpuSeconds() {
 std::vector<float> randomMatrix(int rows, int cols, std::mt19937 &rng) {
   std::normal_distribution<float> normal(0.0f, 0.05f);
   std::vector<float> m((size_t)rows * cols);
-  for (float &v : m) v = normal(rng);
+  for (float &v : m)
+    v = normal(rng);
   return m;
 }
 
@@ -59,11 +60,16 @@ struct Step {
                    int lda, const float *b, int ldb, float *c) {
       cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, n);
     };
-    gemm(CblasNoTrans, CblasNoTrans, kBatch, kHidden, kIn, x.data(), kIn, w1.data(), kHidden, h.data());
-    gemm(CblasNoTrans, CblasNoTrans, kBatch, kOut, kHidden, h.data(), kHidden, w2.data(), kOut, z.data());
-    gemm(CblasNoTrans, CblasTrans, kBatch, kHidden, kOut, dz.data(), kOut, w2.data(), kOut, dh.data());
-    gemm(CblasTrans, CblasNoTrans, kHidden, kOut, kBatch, h.data(), kHidden, dz.data(), kOut, dw2.data());
-    gemm(CblasTrans, CblasNoTrans, kIn, kHidden, kBatch, x.data(), kIn, dh.data(), kHidden, dw1.data());
+    gemm(CblasNoTrans, CblasNoTrans, kBatch, kHidden, kIn, x.data(), kIn, w1.data(), kHidden,
+         h.data());
+    gemm(CblasNoTrans, CblasNoTrans, kBatch, kOut, kHidden, h.data(), kHidden, w2.data(), kOut,
+         z.data());
+    gemm(CblasNoTrans, CblasTrans, kBatch, kHidden, kOut, dz.data(), kOut, w2.data(), kOut,
+         dh.data());
+    gemm(CblasTrans, CblasNoTrans, kHidden, kOut, kBatch, h.data(), kHidden, dz.data(), kOut,
+         dw2.data());
+    gemm(CblasTrans, CblasNoTrans, kIn, kHidden, kBatch, x.data(), kIn, dh.data(), kHidden,
+         dw1.data());
   }
 };
 
@@ -82,11 +88,13 @@ int main(int argc, char **argv) {
   for (int r = 0; r < reps; ++r) {
     double cpu0 = cpuSeconds();
     auto wall0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < iters; ++i) step.run();
+    for (int i = 0; i < iters; ++i)
+      step.run();
     std::chrono::duration<double> wall = std::chrono::steady_clock::now() - wall0;
     bestCpu = std::min(bestCpu, (cpuSeconds() - cpu0) / iters);
     bestWall = std::min(bestWall, wall.count() / iters);
   }
-  std::printf("gemm_cpu_ms_per_step %.4f\ngemm_wall_ms_per_step %.4f\n", bestCpu * 1e3, bestWall * 1e3);
+  std::printf("gemm_cpu_ms_per_step %.4f\ngemm_wall_ms_per_step %.4f\n", bestCpu * 1e3,
+              bestWall * 1e3);
   return 0;
 }

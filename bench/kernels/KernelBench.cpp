@@ -30,9 +30,10 @@ Tensor randn(Shape shape) {
 void BM_Matmul(benchmark::State &state) {
   int64_t m = state.range(0), k = state.range(1), n = state.range(2);
   Tensor a = randn({m, k}), b = randn({k, n});
-  for (auto _ : state) benchmark::DoNotOptimize(run("matmul", {a, b}).rawData());
-  state.counters["GFLOPS"] = benchmark::Counter(2.0 * m * k * n, benchmark::Counter::kIsIterationInvariantRate,
-                                                benchmark::Counter::kIs1000);
+  for (auto _ : state)
+    benchmark::DoNotOptimize(run("matmul", {a, b}).rawData());
+  state.counters["GFLOPS"] = benchmark::Counter(
+      2.0 * m * k * n, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
 }
 BENCHMARK(BM_Matmul)
     ->Args({128, 784, 256})
@@ -49,13 +50,14 @@ BENCHMARK(BM_Matmul)
 void BM_SmallMatmul(benchmark::State &state) {
   int64_t m = state.range(0), k = state.range(1), n = state.range(2);
   Tensor a = randn({m, k}), b = state.range(3) ? randn({n, k}).transpose() : randn({k, n});
-  for (auto _ : state) benchmark::DoNotOptimize(run("matmul", {a, b}).rawData());
+  for (auto _ : state)
+    benchmark::DoNotOptimize(run("matmul", {a, b}).rawData());
 }
 BENCHMARK(BM_SmallMatmul)
-    ->Args({1, 32, 128, 0})  // h @ wh
-    ->Args({1, 8, 128, 0})   // x @ wx
-    ->Args({1, 128, 32, 1})  // dz @ wh.T
-    ->Args({32, 1, 128, 0})  // h.T @ dz
+    ->Args({1, 32, 128, 0}) // h @ wh
+    ->Args({1, 8, 128, 0})  // x @ wx
+    ->Args({1, 128, 32, 1}) // dz @ wh.T
+    ->Args({32, 1, 128, 0}) // h.T @ dz
     ->Args({16, 64, 64, 0})
     ->UseRealTime();
 
@@ -68,7 +70,8 @@ template <bool Blas> void gemmEntry(benchmark::State &state) {
   float *pc = c.data<float>();
   for (auto _ : state) {
     if (Blas)
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, pa, k, pb, n, 0.0f, pc, n);
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, pa, k, pb, n, 0.0f, pc,
+                  n);
     else
       cpu::smallGemm(m, n, k, {pa, k, 1}, {pb, n, 1}, pc, n, {nullptr, 0, 0}, false);
     benchmark::ClobberMemory();
@@ -77,8 +80,17 @@ template <bool Blas> void gemmEntry(benchmark::State &state) {
 void BM_GemmSmallPath(benchmark::State &state) { gemmEntry<false>(state); }
 void BM_GemmOpenBlas(benchmark::State &state) { gemmEntry<true>(state); }
 void gemmSizes(benchmark::internal::Benchmark *b) {
-  for (auto [m, k, n] : {std::array<int64_t, 3>{1, 32, 128}, {1, 8, 128}, {2, 32, 128}, {3, 64, 64}, {1, 256, 256},
-                         {4, 64, 64}, {8, 8, 8}, {16, 16, 16}, {16, 64, 64}, {32, 1, 128}, {128, 1, 256}})
+  for (auto [m, k, n] : {std::array<int64_t, 3>{1, 32, 128},
+                         {1, 8, 128},
+                         {2, 32, 128},
+                         {3, 64, 64},
+                         {1, 256, 256},
+                         {4, 64, 64},
+                         {8, 8, 8},
+                         {16, 16, 16},
+                         {16, 64, 64},
+                         {32, 1, 128},
+                         {128, 1, 256}})
     b->Args({m, k, n});
   b->UseRealTime();
 }
@@ -98,7 +110,8 @@ void BM_Memcpy(benchmark::State &state) {
 void binary(benchmark::State &state, const char *op) {
   int64_t n = state.range(0);
   Tensor a = randn({n}), b = randn({n});
-  for (auto _ : state) benchmark::DoNotOptimize(run(op, {a, b}).rawData());
+  for (auto _ : state)
+    benchmark::DoNotOptimize(run(op, {a, b}).rawData());
   state.SetBytesProcessed(state.iterations() * 3 * n * 4);
 }
 void BM_Add(benchmark::State &state) { binary(state, "add"); }
@@ -107,7 +120,8 @@ void BM_Mul(benchmark::State &state) { binary(state, "mul"); }
 void BM_Tanh(benchmark::State &state) {
   int64_t n = state.range(0);
   Tensor a = randn({n});
-  for (auto _ : state) benchmark::DoNotOptimize(run("tanh", {a}).rawData());
+  for (auto _ : state)
+    benchmark::DoNotOptimize(run("tanh", {a}).rawData());
   state.SetBytesProcessed(state.iterations() * 2 * n * 4);
 }
 
@@ -119,31 +133,42 @@ BENCHMARK(BM_Tanh)->Arg(1 << 16)->Arg(1 << 22)->UseRealTime();
 void BM_Softmax(benchmark::State &state) {
   Tensor x = randn({state.range(0), state.range(1)});
   Attrs axis{{"axis", int64_t(-1)}};
-  for (auto _ : state) benchmark::DoNotOptimize(run("softmax", {x}, axis).rawData());
+  for (auto _ : state)
+    benchmark::DoNotOptimize(run("softmax", {x}, axis).rawData());
 }
-BENCHMARK(BM_Softmax)->Args({128, 10})->Args({256, 1000})->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_Softmax)
+    ->Args({128, 10})
+    ->Args({256, 1000})
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
 
 void BM_Conv2d(benchmark::State &state) {
   int64_t n = state.range(0), c = state.range(1), hw = state.range(2), o = state.range(3);
   Tensor x = randn({n, c, hw, hw}), w = randn({o, c, 3, 3});
   Attrs a{{"stride", int64_t(1)}, {"padding", int64_t(1)}};
-  for (auto _ : state) benchmark::DoNotOptimize(run("conv2d", {x, w}, a).rawData());
+  for (auto _ : state)
+    benchmark::DoNotOptimize(run("conv2d", {x, w}, a).rawData());
 }
-BENCHMARK(BM_Conv2d)->Args({32, 1, 28, 8})->Args({32, 8, 14, 16})->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_Conv2d)
+    ->Args({32, 1, 28, 8})
+    ->Args({32, 8, 14, 16})
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
 
 /// conv2d, its two gradients and max pooling per activation layout, at the shapes of
 /// examples/fashion_mnist_cnn.dlm and of crafted 3x3 and 1x1 layers: the measurements behind
 /// compiler/opt/Layout.cpp's cost rule (bench/RESULTS.md "Layout"). Args: n, c, hw, o, k, pad,
 /// nhwc (0/1).
 void convLayout(benchmark::State &state, const char *op) {
-  int64_t n = state.range(0), c = state.range(1), hw = state.range(2), o = state.range(3), k = state.range(4),
-          pad = state.range(5);
+  int64_t n = state.range(0), c = state.range(1), hw = state.range(2), o = state.range(3),
+          k = state.range(4), pad = state.range(5);
   bool nhwc = state.range(6) != 0;
   Shape xs = nhwc ? Shape{n, hw, hw, c} : Shape{n, c, hw, hw};
   int64_t ohw = hw + 2 * pad - k + 1;
   Shape gs = nhwc ? Shape{n, ohw, ohw, o} : Shape{n, o, ohw, ohw};
   Tensor x = randn(xs), w = randn({o, c, k, k}), g = randn(gs);
-  Attrs a{{"stride", int64_t(1)}, {"padding", pad}, {"layout", std::string(nhwc ? "NHWC" : "NCHW")}};
+  Attrs a{
+      {"stride", int64_t(1)}, {"padding", pad}, {"layout", std::string(nhwc ? "NHWC" : "NCHW")}};
   a.set("input_shape", xs).set("weight_shape", Shape{o, c, k, k});
   std::string name = op;
   for (auto _ : state) {
@@ -163,12 +188,12 @@ void BM_Conv2dGradInputLayout(benchmark::State &state) { convLayout(state, "conv
 void BM_Conv2dGradWeightLayout(benchmark::State &state) { convLayout(state, "conv2d_grad_weight"); }
 void convLayoutShapes(benchmark::internal::Benchmark *b) {
   for (int64_t nhwc : {0, 1}) {
-    b->Args({64, 1, 28, 16, 5, 2, nhwc});   // the CNN's first layer
-    b->Args({64, 16, 14, 32, 5, 2, nhwc});  // the CNN's second layer
-    b->Args({32, 32, 28, 32, 3, 1, nhwc});  // 3x3, 32 channels
-    b->Args({32, 64, 14, 64, 3, 1, nhwc});  // 3x3, 64 channels
-    b->Args({32, 16, 28, 16, 1, 0, nhwc});  // 1x1, 16 channels
-    b->Args({32, 64, 28, 64, 1, 0, nhwc});  // 1x1, 64 channels
+    b->Args({64, 1, 28, 16, 5, 2, nhwc});    // the CNN's first layer
+    b->Args({64, 16, 14, 32, 5, 2, nhwc});   // the CNN's second layer
+    b->Args({32, 32, 28, 32, 3, 1, nhwc});   // 3x3, 32 channels
+    b->Args({32, 64, 14, 64, 3, 1, nhwc});   // 3x3, 64 channels
+    b->Args({32, 16, 28, 16, 1, 0, nhwc});   // 1x1, 16 channels
+    b->Args({32, 64, 28, 64, 1, 0, nhwc});   // 1x1, 64 channels
     b->Args({32, 256, 14, 256, 1, 0, nhwc}); // 1x1, 256 channels
   }
   b->Unit(benchmark::kMicrosecond)->UseRealTime();
@@ -189,18 +214,28 @@ void BM_MaxPoolLayout(benchmark::State &state) {
     benchmark::DoNotOptimize(run("max_pool2d_grad", {x, g}, a).rawData());
   }
 }
-BENCHMARK(BM_MaxPoolLayout)->Args({64, 16, 28, 0})->Args({64, 16, 28, 1})->Args({64, 32, 14, 0})->Args({64, 32, 14, 1})
-    ->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_MaxPoolLayout)
+    ->Args({64, 16, 28, 0})
+    ->Args({64, 16, 28, 1})
+    ->Args({64, 32, 14, 0})
+    ->Args({64, 32, 14, 1})
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
 
 /// What one boundary transpose of the layout pass costs: NCHW -> NHWC as a contiguous copy.
 void BM_TransposeToNhwc(benchmark::State &state) {
   int64_t n = state.range(0), c = state.range(1), hw = state.range(2);
   Tensor x = randn({n, c, hw, hw});
-  for (auto _ : state) benchmark::DoNotOptimize(x.transpose({0, 2, 3, 1}).contiguous().rawData());
+  for (auto _ : state)
+    benchmark::DoNotOptimize(x.transpose({0, 2, 3, 1}).contiguous().rawData());
   state.SetItemsProcessed(state.iterations() * n * c * hw * hw);
 }
-BENCHMARK(BM_TransposeToNhwc)->Args({64, 16, 28})->Args({64, 32, 14})->Args({32, 256, 14})
-    ->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_TransposeToNhwc)
+    ->Args({64, 16, 28})
+    ->Args({64, 32, 14})
+    ->Args({32, 256, 14})
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
 
 /// The fixed cost of one kernel call (lookup, dispatch, a 0-d output): what a scalar op costs
 /// an engine that goes through the kernel table.

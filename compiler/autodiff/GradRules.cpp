@@ -57,9 +57,7 @@ Value *GradContext::emitTyped(const std::string &name, std::vector<Value *> oper
   return reverse.emit(level, name, std::move(operands), std::move(attrs), op.loc, std::move(type));
 }
 
-Value *GradContext::num(double v, Value *like) {
-  return reverse.constLike(level, v, like, op.loc);
-}
+Value *GradContext::num(double v, Value *like) { return reverse.constLike(level, v, like, op.loc); }
 
 Value *GradContext::intConst(int64_t v) {
   Attrs a;
@@ -141,7 +139,8 @@ bool staticShape(const Type &t) { return t.isTensor() && t.staticNumElements().h
 Value *broadcastLike(Ctx &c, Value *v, size_t i) {
   const Type &t = c.forwardOp().operands[i]->type;
   if (staticShape(t))
-    return c.emitTyped("broadcast_to", {v}, attr("shape", t.shape()), Type::tensor(v->type.dtype(), t.shape()));
+    return c.emitTyped("broadcast_to", {v}, attr("shape", t.shape()),
+                       Type::tensor(v->type.dtype(), t.shape()));
   return add(c, zeroLike(c, c.x(i)), v);
 }
 
@@ -163,15 +162,26 @@ Value *matrixTranspose(Ctx &c, Value *v) {
 
 //===--- the rules --------------------------------------------------------===//
 
-void gradAdd(Ctx &c) { c.give(0, c.g()); c.give(1, c.g()); }
-void gradSub(Ctx &c) { c.give(0, c.g()); if (c.needs(1)) c.give(1, neg(c, c.g())); }
+void gradAdd(Ctx &c) {
+  c.give(0, c.g());
+  c.give(1, c.g());
+}
+void gradSub(Ctx &c) {
+  c.give(0, c.g());
+  if (c.needs(1))
+    c.give(1, neg(c, c.g()));
+}
 void gradMul(Ctx &c) {
-  if (c.needs(0)) c.give(0, mul(c, c.g(), c.x(1)));
-  if (c.needs(1)) c.give(1, mul(c, c.g(), c.x(0)));
+  if (c.needs(0))
+    c.give(0, mul(c, c.g(), c.x(1)));
+  if (c.needs(1))
+    c.give(1, mul(c, c.g(), c.x(0)));
 }
 void gradDiv(Ctx &c) {
-  if (c.needs(0)) c.give(0, div(c, c.g(), c.x(1)));
-  if (c.needs(1)) c.give(1, neg(c, mul(c, c.g(), div(c, c.y(), c.x(1)))));
+  if (c.needs(0))
+    c.give(0, div(c, c.g(), c.x(1)));
+  if (c.needs(1))
+    c.give(1, neg(c, mul(c, c.g(), div(c, c.y(), c.x(1)))));
 }
 /// x ** p: p x^(p-1) and x^p log x.
 void gradPow(Ctx &c) {
@@ -179,14 +189,17 @@ void gradPow(Ctx &c) {
     Value *p = c.x(1);
     c.give(0, mul(c, c.g(), mul(c, p, c.emit("pow", {c.x(0), sub(c, p, c.num(1.0, p))}))));
   }
-  if (c.needs(1)) c.give(1, mul(c, c.g(), mul(c, c.y(), c.emit("log", {c.x(0)}))));
+  if (c.needs(1))
+    c.give(1, mul(c, c.g(), mul(c, c.y(), c.emit("log", {c.x(0)}))));
 }
 /// maximum/minimum: the gradient goes to the chosen side (the first one on ties).
 void gradSelect(Ctx &c, const char *cmp) {
   Value *first = c.emit(cmp, {c.x(0), c.x(1)});
   Value *g = c.g();
-  if (c.needs(0)) c.give(0, where(c, first, g, zeroLike(c, g)));
-  if (c.needs(1)) c.give(1, where(c, first, zeroLike(c, g), g));
+  if (c.needs(0))
+    c.give(0, where(c, first, g, zeroLike(c, g)));
+  if (c.needs(1))
+    c.give(1, where(c, first, zeroLike(c, g), g));
 }
 void gradMaximum(Ctx &c) { gradSelect(c, "ge"); }
 void gradMinimum(Ctx &c) { gradSelect(c, "le"); }
@@ -194,7 +207,8 @@ void gradMinimum(Ctx &c) { gradSelect(c, "le"); }
 void gradFloordiv(Ctx &) {}
 void gradMod(Ctx &c) {
   c.give(0, c.g());
-  if (c.needs(1)) c.give(1, neg(c, mul(c, c.g(), c.emit("floordiv", {c.x(0), c.x(1)}))));
+  if (c.needs(1))
+    c.give(1, neg(c, mul(c, c.g(), c.emit("floordiv", {c.x(0), c.x(1)}))));
 }
 void gradNeg(Ctx &c) { c.give(0, neg(c, c.g())); }
 void gradAbs(Ctx &c) {
@@ -224,15 +238,20 @@ void gradSigmoid(Ctx &c) {
 }
 void gradWhere(Ctx &c) {
   Value *cond = c.x(0), *g = c.g();
-  if (c.needs(1)) c.give(1, where(c, cond, g, zeroLike(c, g)));
-  if (c.needs(2)) c.give(2, where(c, cond, zeroLike(c, g), g));
+  if (c.needs(1))
+    c.give(1, where(c, cond, g, zeroLike(c, g)));
+  if (c.needs(2))
+    c.give(2, where(c, cond, zeroLike(c, g), g));
 }
 void gradClip(Ctx &c) {
   Value *x = c.x(0), *lo = c.x(1), *hi = c.x(2), *g = c.g(), *z = zeroLike(c, g);
   Value *below = c.emit("lt", {x, lo}), *above = c.emit("gt", {x, hi});
-  if (c.needs(0)) c.give(0, where(c, below, z, where(c, above, z, g)));
-  if (c.needs(1)) c.give(1, where(c, below, g, z));
-  if (c.needs(2)) c.give(2, where(c, above, g, z));
+  if (c.needs(0))
+    c.give(0, where(c, below, z, where(c, above, z, g)));
+  if (c.needs(1))
+    c.give(1, where(c, below, g, z));
+  if (c.needs(2))
+    c.give(2, where(c, above, g, z));
 }
 void gradCast(Ctx &c) {
   const Type &t = c.forwardOp().operands[0]->type;
@@ -283,29 +302,37 @@ void gradMatmul(Ctx &c) {
   Value *a = c.x(0), *b = c.x(1), *g = c.g();
   bool vecA = a->type.rank() == 1, vecB = b->type.rank() == 1;
   if (vecA && vecB) {
-    if (c.needs(0)) c.give(0, mul(c, g, b));
-    if (c.needs(1)) c.give(1, mul(c, g, a));
+    if (c.needs(0))
+      c.give(0, mul(c, g, b));
+    if (c.needs(1))
+      c.give(1, mul(c, g, a));
     return;
   }
   Value *A = vecA ? c.emit("expand_dims", {a}, attr("axis", int64_t(0))) : a;
   Value *B = vecB ? c.emit("expand_dims", {b}, attr("axis", int64_t(1))) : b;
   Value *G = g;
-  if (vecB) G = c.emit("expand_dims", {G}, attr("axis", int64_t(G->type.rank())));
-  if (vecA) G = c.emit("expand_dims", {G}, attr("axis", int64_t(G->type.rank()) - 1));
+  if (vecB)
+    G = c.emit("expand_dims", {G}, attr("axis", int64_t(G->type.rank())));
+  if (vecA)
+    G = c.emit("expand_dims", {G}, attr("axis", int64_t(G->type.rank()) - 1));
   if (c.needs(0)) {
     Value *ga = c.emit("matmul", {G, matrixTranspose(c, B)});
-    if (vecA) ga = c.emit("squeeze", {ga}, attr("axis", int64_t(ga->type.rank()) - 2));
+    if (vecA)
+      ga = c.emit("squeeze", {ga}, attr("axis", int64_t(ga->type.rank()) - 2));
     c.give(0, ga);
   }
   if (c.needs(1)) {
     Value *gb = c.emit("matmul", {matrixTranspose(c, A), G});
-    if (vecB) gb = c.emit("squeeze", {gb}, attr("axis", int64_t(gb->type.rank()) - 1));
+    if (vecB)
+      gb = c.emit("squeeze", {gb}, attr("axis", int64_t(gb->type.rank()) - 1));
     c.give(1, gb);
   }
 }
 void gradDot(Ctx &c) {
-  if (c.needs(0)) c.give(0, mul(c, c.g(), c.x(1)));
-  if (c.needs(1)) c.give(1, mul(c, c.g(), c.x(0)));
+  if (c.needs(0))
+    c.give(0, mul(c, c.g(), c.x(1)));
+  if (c.needs(1))
+    c.give(1, mul(c, c.g(), c.x(0)));
 }
 
 /// reshape back to the operand's shape; its run-time dims become trailing operands.
@@ -330,7 +357,9 @@ void gradTranspose(Ctx &c) {
     inverse[size_t(perm[i] < 0 ? perm[i] + int64_t(r) : perm[i])] = int64_t(i);
   c.give(0, c.emit("transpose", {c.g()}, attr("perm", inverse)));
 }
-void gradExpandDims(Ctx &c) { c.give(0, c.emit("squeeze", {c.g()}, attr("axis", c.attrs().at("axis")))); }
+void gradExpandDims(Ctx &c) {
+  c.give(0, c.emit("squeeze", {c.g()}, attr("axis", c.attrs().at("axis"))));
+}
 void gradSqueeze(Ctx &c) {
   c.give(0, c.emit("expand_dims", {c.g()}, attr("axis", c.attrs().at("axis"))));
 }
@@ -341,7 +370,8 @@ void gradSumTo(Ctx &c) { c.give(0, broadcastLike(c, c.g(), 0)); }
 void gradConcat(Ctx &c) {
   const Type &first = c.forwardOp().operands[0]->type;
   int64_t r = int64_t(first.rank()), axis = std::get<int64_t>(c.attrs().at("axis"));
-  if (axis < 0) axis += r;
+  if (axis < 0)
+    axis += r;
   int64_t offset = 0;
   for (size_t i = 0; i < c.numOperands(); ++i) {
     const Dim &d = c.forwardOp().operands[i]->type.shape()[size_t(axis)];
@@ -397,7 +427,8 @@ void gradSliceGrad(Ctx &c) {
 /// arange(n) == i along that axis (i counted from the end when negative).
 void gradIndexDynamic(Ctx &c, const Type &x) {
   int64_t rank = int64_t(x.rank()), axis = std::get<int64_t>(c.attrs().at("axis"));
-  if (axis < 0) axis += rank;
+  if (axis < 0)
+    axis += rank;
   Value *xv = c.x(0), *i = c.x(1), *n = c.dimSize(xv, size_t(axis));
   Value *wrapped = where(c, c.emit("lt", {i, c.intConst(0)}), add(c, i, n), i);
   Dim len = x.shape()[size_t(axis)];
@@ -459,16 +490,16 @@ void gradLogSoftmax(Ctx &c) {
   a["keepdims"] = true;
   c.give(0, sub(c, g, mul(c, c.emit("exp", {y}), c.emit("sum", {g}, a))));
 }
-void gradCrossEntropy(Ctx &c) {
-  c.give(0, c.emit("cross_entropy_grad", {c.x(0), c.x(1), c.g()}));
-}
+void gradCrossEntropy(Ctx &c) { c.give(0, c.emit("cross_entropy_grad", {c.x(0), c.x(1), c.g()})); }
 /// mse = mean((a - b)^2).
 void gradMse(Ctx &c) {
   Value *d = sub(c, c.x(0), c.x(1));
   Value *count = c.emit("sum", {add(c, zeroLike(c, d), c.num(1.0, d))});
   Value *scale = mul(c, d, div(c, mul(c, c.g(), c.num(2.0, c.g())), count));
-  if (c.needs(0)) c.give(0, scale);
-  if (c.needs(1)) c.give(1, neg(c, scale));
+  if (c.needs(0))
+    c.give(0, scale);
+  if (c.needs(1))
+    c.give(1, neg(c, scale));
 }
 void gradConv2d(Ctx &c) {
   const Type &x = c.forwardOp().operands[0]->type, &w = c.forwardOp().operands[1]->type;
@@ -560,8 +591,8 @@ bool givePair(Ctx &c, const char *top, const char *join) {
 /// reads of g are made as a pair (top, then pop), so a third derivative pairs them too.
 void gradStackPush(Ctx &c) {
   Value *g = c.g();
-  Value *top = c.needs(1) ? c.emitTyped("stack_top", {g}, {}, c.forwardOp().operands[1]->type)
-                          : nullptr;
+  Value *top =
+      c.needs(1) ? c.emitTyped("stack_top", {g}, {}, c.forwardOp().operands[1]->type) : nullptr;
   Value *pop = c.needs(0) ? c.emit("stack_pop", {g}) : nullptr;
   c.give(0, pop);
   c.give(1, top);
@@ -577,20 +608,18 @@ void gradStackTop(Ctx &c) {
 void gradStackPop(Ctx &c) {
   if (givePair(c, "stack_top", "stack_push"))
     return;
-  Value *top = c.emitTyped("stack_top", {c.x(0)}, {},
-                           [&] {
-                             const Type &s = c.forwardOp().operands[0]->type;
-                             return Type::tensor(s.dtype(),
-                                                 Shape(s.shape().begin() + 1, s.shape().end()));
-                           }());
+  Value *top = c.emitTyped("stack_top", {c.x(0)}, {}, [&] {
+    const Type &s = c.forwardOp().operands[0]->type;
+    return Type::tensor(s.dtype(), Shape(s.shape().begin() + 1, s.shape().end()));
+  }());
   c.give(0, c.emit("stack_push", {c.g(), zeroLike(c, top)}));
 }
 
 /// extend(s, t): s's adjoint is g without t's entries, t's is those entries (a pair again).
 void gradStackExtend(Ctx &c) {
   Value *g = c.g(), *n = c.dimSize(c.x(1), 0);
-  Value *tail = c.needs(1) ? c.emitTyped("stack_tail", {g, n}, {}, c.forwardOp().operands[1]->type)
-                           : nullptr;
+  Value *tail =
+      c.needs(1) ? c.emitTyped("stack_tail", {g, n}, {}, c.forwardOp().operands[1]->type) : nullptr;
   Value *drop = c.needs(0) ? c.emit("stack_drop", {g, n}) : nullptr;
   c.give(0, drop);
   c.give(1, tail);
@@ -620,30 +649,72 @@ struct Rule {
 };
 
 const Rule kRules[] = {
-    {"add", gradAdd}, {"sub", gradSub}, {"mul", gradMul}, {"div", gradDiv}, {"pow", gradPow},
-    {"maximum", gradMaximum}, {"minimum", gradMinimum}, {"floordiv", gradFloordiv},
-    {"mod", gradMod}, {"neg", gradNeg}, {"abs", gradAbs}, {"relu", gradRelu}, {"exp", gradExp},
-    {"log", gradLog}, {"sqrt", gradSqrt}, {"sin", gradSin}, {"cos", gradCos},
-    {"tanh", gradTanh}, {"sigmoid", gradSigmoid}, {"where", gradWhere}, {"clip", gradClip},
-    {"cast", gradCast}, {"Identity", gradIdentity}, {"after", gradIdentity},
-    {"sum", gradSum}, {"mean", gradMean}, {"logsumexp", gradLogsumexp}, {"norm", gradNorm},
-    {"max", gradMaxMin}, {"min", gradMaxMin},
-    {"matmul", gradMatmul}, {"dot", gradDot},
-    {"reshape", gradReshape}, {"transpose", gradTranspose}, {"concat", gradConcat},
-    {"stack", gradStack}, {"split", gradSplit}, {"broadcast_to", gradBroadcastTo},
-    {"slice", gradSlice}, {"index", gradIndex}, {"gather", gradGather},
+    {"add", gradAdd},
+    {"sub", gradSub},
+    {"mul", gradMul},
+    {"div", gradDiv},
+    {"pow", gradPow},
+    {"maximum", gradMaximum},
+    {"minimum", gradMinimum},
+    {"floordiv", gradFloordiv},
+    {"mod", gradMod},
+    {"neg", gradNeg},
+    {"abs", gradAbs},
+    {"relu", gradRelu},
+    {"exp", gradExp},
+    {"log", gradLog},
+    {"sqrt", gradSqrt},
+    {"sin", gradSin},
+    {"cos", gradCos},
+    {"tanh", gradTanh},
+    {"sigmoid", gradSigmoid},
+    {"where", gradWhere},
+    {"clip", gradClip},
+    {"cast", gradCast},
+    {"Identity", gradIdentity},
+    {"after", gradIdentity},
+    {"sum", gradSum},
+    {"mean", gradMean},
+    {"logsumexp", gradLogsumexp},
+    {"norm", gradNorm},
+    {"max", gradMaxMin},
+    {"min", gradMaxMin},
+    {"matmul", gradMatmul},
+    {"dot", gradDot},
+    {"reshape", gradReshape},
+    {"transpose", gradTranspose},
+    {"concat", gradConcat},
+    {"stack", gradStack},
+    {"split", gradSplit},
+    {"broadcast_to", gradBroadcastTo},
+    {"slice", gradSlice},
+    {"index", gradIndex},
+    {"gather", gradGather},
     {"expand_dims", gradExpandDims},
-    {"squeeze", gradSqueeze}, {"sum_to", gradSumTo},
-    {"softmax", gradSoftmax}, {"log_softmax", gradLogSoftmax},
-    {"cross_entropy", gradCrossEntropy}, {"mse", gradMse}, {"conv2d", gradConv2d},
-    {"max_pool2d", gradMaxPool}, {"avg_pool2d", gradAvgPool}, {"dropout", gradDropout},
+    {"squeeze", gradSqueeze},
+    {"sum_to", gradSumTo},
+    {"softmax", gradSoftmax},
+    {"log_softmax", gradLogSoftmax},
+    {"cross_entropy", gradCrossEntropy},
+    {"mse", gradMse},
+    {"conv2d", gradConv2d},
+    {"max_pool2d", gradMaxPool},
+    {"avg_pool2d", gradAvgPool},
+    {"dropout", gradDropout},
     {"full", gradFull},
-    {"slice_grad", gradSliceGrad}, {"index_grad", gradIndexGrad},
+    {"slice_grad", gradSliceGrad},
+    {"index_grad", gradIndexGrad},
     {"avg_pool2d_grad", gradAvgPoolGrad},
-    {"stack_push", gradStackPush}, {"stack_top", gradStackTop}, {"stack_pop", gradStackPop},
-    {"stack_extend", gradStackExtend}, {"stack_tail", gradStackTail},
+    {"stack_push", gradStackPush},
+    {"stack_top", gradStackTop},
+    {"stack_pop", gradStackPop},
+    {"stack_extend", gradStackExtend},
+    {"stack_tail", gradStackTail},
     {"stack_drop", gradStackDrop},
-    {"Switch", structural}, {"Merge", structural}, {"Enter", structural}, {"Exit", structural},
+    {"Switch", structural},
+    {"Merge", structural},
+    {"Enter", structural},
+    {"Exit", structural},
     {"NextIteration", structural},
 };
 

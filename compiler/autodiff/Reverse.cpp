@@ -72,8 +72,8 @@ namespace {
 size_t numLeaves(const Type &t) { return leafTypes(t).size(); }
 
 ssa::Value *newHeader(ssa::Operation &loop, Type type, llvm::SMRange loc) {
-  loop.carried.push_back(std::make_unique<ssa::Value>(std::move(type), nullptr,
-                                                      unsigned(loop.carried.size()), loc));
+  loop.carried.push_back(
+      std::make_unique<ssa::Value>(std::move(type), nullptr, unsigned(loop.carried.size()), loc));
   return loop.carried.back().get();
 }
 
@@ -328,8 +328,8 @@ ssa::Value *Reverse::exportFromIfInLoop(const ssa::Value *v, Level &level) {
     }
     ssa::Block &b = *ifOp.regions[size_t(l->side)]->block;
     if (!inner)
-      inner = makeOp(b, b.ops.size() - 1, "stack_push", {header, const_cast<ssa::Value *>(v)},
-                     {}, ifOp.loc, std::nullopt);
+      inner = makeOp(b, b.ops.size() - 1, "stack_push", {header, const_cast<ssa::Value *>(v)}, {},
+                     ifOp.loc, std::nullopt);
     b.terminator()->operands.push_back(inner);
     ssa::Block &other = *ifOp.regions[size_t(1 - l->side)]->block;
     other.terminator()->operands.push_back(header);
@@ -400,14 +400,14 @@ ssa::Value *Reverse::exportFromLoop(const ssa::Value *v, Level &level) {
   ssa::Value *length = nullptr;
   if (nested) {
     ssa::Block &body = *loopParts(loop).body;
-    ssa::Value *shape = makeOp(body, body.ops.size() - 1, "shape_of",
-                               {const_cast<ssa::Value *>(v)}, {}, loop.loc, std::nullopt);
+    ssa::Value *shape = makeOp(body, body.ops.size() - 1, "shape_of", {const_cast<ssa::Value *>(v)},
+                               {}, loop.loc, std::nullopt);
     Attrs axis0, zero;
     axis0["axis"] = int64_t(0);
     zero["value"] = int64_t(0);
     ssa::Value *c0 = makeOp(body, body.ops.size() - 1, "const", {}, zero, loop.loc, Type::intTy());
-    length = makeOp(body, body.ops.size() - 1, "index", {shape, c0}, axis0, loop.loc,
-                    Type::intTy());
+    length =
+        makeOp(body, body.ops.size() - 1, "index", {shape, c0}, axis0, loop.loc, Type::intTy());
   }
   // Forward: an empty stack before the loop, a push per iteration.
   Attrs attrs;
@@ -447,8 +447,8 @@ ssa::Value *Reverse::tripCount(ssa::Operation &loop, Level &parent) {
   Attrs zero;
   zero["value"] = int64_t(0);
   ssa::Block &outer = *loop.parent;
-  ssa::Value *init = makeOp(outer, indexIn(outer, &loop), "const", {}, zero, loop.loc,
-                            Type::intTy());
+  ssa::Value *init =
+      makeOp(outer, indexIn(outer, &loop), "const", {}, zero, loop.loc, Type::intTy());
   ssa::Value *count = addCarried(loop, init, &Reverse::countNext, nullptr);
   return primal(count, parent);
 }
@@ -558,8 +558,10 @@ bool flowsThrough(const ssa::Operation &op) {
     return op.info->differentiable || isBackwardHelper(*op.info);
   case ssa::OpKind::Tuple:
   case ssa::OpKind::Get:
-  case ssa::OpKind::Call: return true;
-  default: return false;
+  case ssa::OpKind::Call:
+    return true;
+  default:
+    return false;
   }
 }
 
@@ -709,7 +711,8 @@ bool Reverse::hasAdjoint(Level &level, const ssa::Operation &op) {
 
 void Reverse::sweepOp(Level &level, ssa::Operation &op) {
   switch (op.kind) {
-  case ssa::OpKind::Builtin: return sweepBuiltin(level, op);
+  case ssa::OpKind::Builtin:
+    return sweepBuiltin(level, op);
   case ssa::OpKind::Tuple: {
     unsigned at = 0;
     for (ssa::Value *v : op.operands) {
@@ -730,11 +733,15 @@ void Reverse::sweepOp(Level &level, ssa::Operation &op) {
       give(level, {t, offset + l}, adjoint(level, {op.result(), l}), op.loc);
     return;
   }
-  case ssa::OpKind::If: return sweepIf(level, op);
+  case ssa::OpKind::If:
+    return sweepIf(level, op);
   case ssa::OpKind::While:
-  case ssa::OpKind::For: return sweepLoop(level, op);
-  case ssa::OpKind::Call: return sweepCheckpoint(level, op);
-  default: return; // dim, undef, terminators: nothing flows back
+  case ssa::OpKind::For:
+    return sweepLoop(level, op);
+  case ssa::OpKind::Call:
+    return sweepCheckpoint(level, op);
+  default:
+    return; // dim, undef, terminators: nothing flows back
   }
 }
 
@@ -779,8 +786,8 @@ void Reverse::sweepIf(Level &parent, ssa::Operation &ifOp) {
   ssa::Value *pred = primal(ifOp.operands[0], parent);
   auto owned = std::make_unique<ssa::Operation>(ssa::OpKind::If, ifOp.loc);
   owned->operands = {pred};
-  ssa::Operation &bwdIf = *insertOp(*parent.bwd, parent.cursor ? (*parent.cursor)++ : SIZE_MAX,
-                                    std::move(owned));
+  ssa::Operation &bwdIf =
+      *insertOp(*parent.bwd, parent.cursor ? (*parent.cursor)++ : SIZE_MAX, std::move(owned));
   Level sides[2];
   for (int s = 0; s < 2; ++s) {
     Level &side = sides[s];
@@ -899,8 +906,9 @@ void Reverse::sweepLoop(Level &parent, ssa::Operation &loop) {
     body.next.push_back(nullptr);
   }
   for (size_t k = 0; k < carriedLeaves.size(); ++k) {
-    size_t j = size_t(std::find(parts.headers.begin(), parts.headers.end(),
-                                carriedLeaves[k].first) - parts.headers.begin());
+    size_t j =
+        size_t(std::find(parts.headers.begin(), parts.headers.end(), carriedLeaves[k].first) -
+               parts.headers.begin());
     give(body, {parts.yields[j], carriedLeaves[k].second}, gradHeaders[k], loc);
   }
   sweepBlock(body, *parts.body);
@@ -935,8 +943,9 @@ void Reverse::sweepLoop(Level &parent, ssa::Operation &loop) {
   for (size_t i = 1; i < bwdLoop.carried.size(); ++i)
     results.push_back(bwdLoop.addResult(bwdLoop.carried[i]->type));
   for (size_t k = 0; k < carriedLeaves.size(); ++k) {
-    size_t j = size_t(std::find(parts.headers.begin(), parts.headers.end(),
-                                carriedLeaves[k].first) - parts.headers.begin());
+    size_t j =
+        size_t(std::find(parts.headers.begin(), parts.headers.end(), carriedLeaves[k].first) -
+               parts.headers.begin());
     give(parent, {parts.inits[j], carriedLeaves[k].second}, results[k], loc);
   }
   for (size_t k = 0; k < outer.size(); ++k)
@@ -976,8 +985,7 @@ void Reverse::sweepCheckpoint(Level &level, ssa::Operation &call) {
   for (ssa::Value *v : call.operands)
     params.push_back(copyAfter(*at, primal(v, level), token, call.loc));
   size_t first = at->bwd->ops.size();
-  const ssa::InlineSite *site =
-      d.sites().addSite(call.loc, call.calleeName(), call.inlinedAt);
+  const ssa::InlineSite *site = d.sites().addSite(call.loc, call.calleeName(), call.inlinedAt);
   ssa::Value *ret = d.inlineInto(*call.callee, *at->bwd, params, site);
   if (!ret)
     return fail(call.loc, "internal error: cannot recompute a checkpointed call");
@@ -1048,8 +1056,9 @@ bool Reverse::run(const std::vector<int64_t> &argnums, bool withValue, const Typ
       // meeting a Python scalar to the dtype sema typed the op with (castToComputeDType in
       // compiler/lower), so no cast back is needed (a run-time f64 from an f32 op was why one
       // used to be emitted here for every parameter).
-      assert((!leafTypes(p->type)[l].isTensor() || g->type.dtype() == leafTypes(p->type)[l].dtype()) &&
-             "an adjoint has its leaf's dtype");
+      assert(
+          (!leafTypes(p->type)[l].isTensor() || g->type.dtype() == leafTypes(p->type)[l].dtype()) &&
+          "an adjoint has its leaf's dtype");
       leaves.push_back(g);
     }
     size_t next = 0;

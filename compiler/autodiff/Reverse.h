@@ -51,10 +51,10 @@ struct Level {
   ssa::Block *fwd = nullptr;
   ssa::Block *bwd = nullptr;
   bool sameBlock = false;
-  ssa::Operation *fwdOp = nullptr; ///< the forward If/While/For owning `fwd`
-  int side = 0;                    ///< IfSide: 0 then, 1 else
+  ssa::Operation *fwdOp = nullptr;   ///< the forward If/While/For owning `fwd`
+  int side = 0;                      ///< IfSide: 0 then, 1 else
   ssa::Operation *bwdLoop = nullptr; ///< LoopBody: the backward For
-  size_t prefix = 0;               ///< LoopBody, IfSide: pops placed at the start of `bwd`
+  size_t prefix = 0;                 ///< LoopBody, IfSide: pops placed at the start of `bwd`
   /// When set, backward ops of this level are inserted here (before a backward loop that
   /// needs them) instead of appended.
   std::optional<size_t> cursor;

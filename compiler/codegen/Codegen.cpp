@@ -20,14 +20,14 @@
 #include "runtime/Interrupt.h"
 
 #include "llvm/ADT/SetVector.h"
-#include "llvm/ExecutionEngine/Orc/CompileUtils.h"
-#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
-#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
-#include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/Analysis/TargetTransformInfo.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/Config/llvm-config.h"
+#include "llvm/ExecutionEngine/Orc/CompileUtils.h"
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -49,8 +49,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <cstdlib>
+#include <ctime>
 #include <future>
 #include <map>
 #include <mutex>
@@ -89,7 +89,8 @@ double processCpuMs() {
 /// Timing of the codegen stages for --time-passes: "time: STAGE WALL ms (cpu CPU ms)".
 class StageTimer {
 public:
-  explicit StageTimer(bool on) : on(on), last(std::chrono::steady_clock::now()), lastCpu(processCpuMs()) {}
+  explicit StageTimer(bool on)
+      : on(on), last(std::chrono::steady_clock::now()), lastCpu(processCpuMs()) {}
   void lap(const char *stage) {
     auto now = std::chrono::steady_clock::now();
     double cpu = processCpuMs();
@@ -109,15 +110,17 @@ private:
 
 std::string sourceLineOf(DiagnosticEngine &diags, const graph::Location &loc) {
   llvm::SMLoc at = graph::findSourceLoc(diags, loc.file, loc.line, 1);
-  if (!at.isValid()) return "";
+  if (!at.isValid())
+    return "";
   const char *end = at.getPointer();
-  while (*end && *end != '\n' && *end != '\r') ++end;
+  while (*end && *end != '\n' && *end != '\r')
+    ++end;
   return std::string(at.getPointer(), end);
 }
 
 /// The machine-code generator's level for -O<level>.
 llvm::CodeGenOptLevel codegenLevel(unsigned level) {
-  return level == 0 ? llvm::CodeGenOptLevel::None
+  return level == 0   ? llvm::CodeGenOptLevel::None
          : level == 1 ? llvm::CodeGenOptLevel::Less
          : level == 2 ? llvm::CodeGenOptLevel::Default
                       : llvm::CodeGenOptLevel::Aggressive;
@@ -128,7 +131,8 @@ llvm::orc::JITTargetMachineBuilder hostMachine(unsigned optLevel) {
   llvm::orc::JITTargetMachineBuilder jtmb((llvm::Triple(llvm::sys::getProcessTriple())));
   jtmb.setCPU(llvm::sys::getHostCPUName().str());
   llvm::SubtargetFeatures features;
-  for (const auto &[name, on] : llvm::sys::getHostCPUFeatures()) features.AddFeature(name, on);
+  for (const auto &[name, on] : llvm::sys::getHostCPUFeatures())
+    features.AddFeature(name, on);
   jtmb.addFeatures(features.getFeatures());
   jtmb.setCodeGenOptLevel(codegenLevel(optLevel));
   jtmb.setRelocationModel(llvm::Reloc::PIC_);
@@ -156,8 +160,8 @@ std::unique_ptr<llvm::Module> buildModule(const graph::Graph &graph, DiagnosticE
   if (!structure) {
     const graph::Node &n = graph.node(structError.node);
     graph::reportError(diags, n.loc,
-                       "internal error: codegen cannot structure the graph at node %" + std::to_string(n.id) +
-                           " ('" + n.op + "'): " + structError.message,
+                       "internal error: codegen cannot structure the graph at node %" +
+                           std::to_string(n.id) + " ('" + n.op + "'): " + structError.message,
                        {});
     return nullptr;
   }
@@ -221,32 +225,42 @@ void optimize(llvm::Module &module, llvm::TargetMachine &tm, unsigned level) {
 void pinVectorWidth(llvm::Function &f, llvm::TargetMachine &tm) {
   unsigned bits = 0;
   for (llvm::Instruction &i : llvm::instructions(f)) {
-    if (auto *phi = llvm::dyn_cast<llvm::PHINode>(&i); phi && !phi->getType()->isIntegerTy()) return;
+    if (auto *phi = llvm::dyn_cast<llvm::PHINode>(&i); phi && !phi->getType()->isIntegerTy())
+      return;
     // A libm call (tanh, exp in f64 loops) cannot be vectorised, and a loop whose width was
     // given and that is not vectorised makes LLVM print "remark: loop not vectorized" on stderr.
-    if (auto *call = llvm::dyn_cast<llvm::CallInst>(&i); call && !llvm::isa<llvm::IntrinsicInst>(call)) return;
+    if (auto *call = llvm::dyn_cast<llvm::CallInst>(&i);
+        call && !llvm::isa<llvm::IntrinsicInst>(call))
+      return;
     llvm::Type *type = nullptr;
-    if (auto *load = llvm::dyn_cast<llvm::LoadInst>(&i)) type = load->getType();
-    if (auto *store = llvm::dyn_cast<llvm::StoreInst>(&i)) type = store->getValueOperand()->getType();
+    if (auto *load = llvm::dyn_cast<llvm::LoadInst>(&i))
+      type = load->getType();
+    if (auto *store = llvm::dyn_cast<llvm::StoreInst>(&i))
+      type = store->getValueOperand()->getType();
     if (type && (type->isIntegerTy() || type->isFloatingPointTy()))
       bits = std::max(bits, std::max(8u, (unsigned)type->getPrimitiveSizeInBits().getFixedValue()));
   }
-  if (bits == 0) return;
+  if (bits == 0)
+    return;
   llvm::TypeSize reg = tm.getTargetTransformInfo(f).getRegisterBitWidth(
       llvm::TargetTransformInfo::RGK_FixedWidthVector);
   unsigned width = std::min(64u, (unsigned)reg.getFixedValue() / bits);
-  if (width < 2) return;
+  if (width < 2)
+    return;
   llvm::LLVMContext &ctx = f.getContext();
   auto hint = [&](const char *name, unsigned value) -> llvm::Metadata * {
-    return llvm::MDNode::get(ctx, {llvm::MDString::get(ctx, name),
-                                   llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), value))});
+    return llvm::MDNode::get(
+        ctx, {llvm::MDString::get(ctx, name), llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(
+                                                  llvm::Type::getInt32Ty(ctx), value))});
   };
   for (llvm::BasicBlock &bb : f) {
     llvm::Instruction *term = bb.getTerminator();
     llvm::MDNode *loop = term ? term->getMetadata(llvm::LLVMContext::MD_loop) : nullptr;
-    if (!loop) continue;
+    if (!loop)
+      continue;
     llvm::SmallVector<llvm::Metadata *, 4> ops = {nullptr};
-    for (unsigned k = 1; k < loop->getNumOperands(); ++k) ops.push_back(loop->getOperand(k));
+    for (unsigned k = 1; k < loop->getNumOperands(); ++k)
+      ops.push_back(loop->getOperand(k));
     ops.push_back(hint("llvm.loop.vectorize.width", width));
     ops.push_back(hint("llvm.loop.interleave.count", 1));
     llvm::MDNode *pinned = llvm::MDNode::getDistinct(ctx, ops);
@@ -290,25 +304,63 @@ void vectorizeLoops(llvm::Module &module, llvm::TargetMachine &tm) {
 
 /// The runtime entry points generated code calls, defined in the JIT as absolute symbols so
 /// they resolve to this process's statically linked runtime.
-#define DLM_CAPI_SYMBOLS(X)                                                                       \
-  X(dlm_tensor_retain) X(dlm_tensor_release) X(dlm_kernel_id) X(dlm_kernel_call)                  \
-  X(dlm_kernel_call_values) X(dlm_attrs_new) X(dlm_attrs_free) X(dlm_attrs_set_int)               \
-  X(dlm_attrs_set_float) X(dlm_attrs_set_bool) X(dlm_attrs_set_ints) X(dlm_attrs_set_string)      \
-  X(dlm_attrs_set_dtype) X(dlm_attrs_set_floats) X(dlm_attrs_set_dtypes) X(dlm_attrs_set_shapes)  \
-  X(dlm_tensor_scalar_f32) X(dlm_tensor_scalar_f64) X(dlm_tensor_scalar_i32)                      \
-  X(dlm_tensor_scalar_i64) X(dlm_tensor_scalar_bool) X(dlm_tensor_read_scalar)                    \
-  X(dlm_set_error) X(dlm_set_error_site) X(dlm_print_last_error) X(dlm_tensor_empty)          \
-  X(dlm_tensor_data) X(dlm_tensor_shape) X(dlm_tensor_numel) X(dlm_tensor_is_contiguous)          \
-  X(dlm_tensor_contiguous) X(dlm_tensor_dtype) X(dlm_tensor_rank) X(dlm_tensor_dense_data)       \
-  X(dlm_tensor_output_like) X(dlm_interrupted) X(dlm_tensor_slice) \
-  X(dlm_stack_top) X(dlm_stack_pop) X(dlm_tensor_slice_grad) X(dlm_stack_push)                  \
-  X(dlm_kernel_run) X(dlm_tensor_reshape) X(dlm_tensor_select) X(dlm_tensor_sum_to)             \
-  X(dlm_tensor_transpose) X(dlm_tensor_zeros) X(dlm_matmul_bias_accumulate)
+// clang-format off
+#define DLM_CAPI_SYMBOLS(X)                                                                        \
+  X(dlm_tensor_retain)                                                                             \
+  X(dlm_tensor_release)                                                                            \
+  X(dlm_kernel_id)                                                                                 \
+  X(dlm_kernel_call)                                                                               \
+  X(dlm_kernel_call_values)                                                                        \
+  X(dlm_attrs_new)                                                                                 \
+  X(dlm_attrs_free)                                                                                \
+  X(dlm_attrs_set_int)                                                                             \
+  X(dlm_attrs_set_float)                                                                           \
+  X(dlm_attrs_set_bool)                                                                            \
+  X(dlm_attrs_set_ints)                                                                            \
+  X(dlm_attrs_set_string)                                                                          \
+  X(dlm_attrs_set_dtype)                                                                           \
+  X(dlm_attrs_set_floats)                                                                          \
+  X(dlm_attrs_set_dtypes)                                                                          \
+  X(dlm_attrs_set_shapes)                                                                          \
+  X(dlm_tensor_scalar_f32)                                                                         \
+  X(dlm_tensor_scalar_f64)                                                                         \
+  X(dlm_tensor_scalar_i32)                                                                         \
+  X(dlm_tensor_scalar_i64)                                                                         \
+  X(dlm_tensor_scalar_bool)                                                                        \
+  X(dlm_tensor_read_scalar)                                                                        \
+  X(dlm_set_error)                                                                                 \
+  X(dlm_set_error_site)                                                                            \
+  X(dlm_print_last_error)                                                                          \
+  X(dlm_tensor_empty)                                                                              \
+  X(dlm_tensor_data)                                                                               \
+  X(dlm_tensor_shape)                                                                              \
+  X(dlm_tensor_numel)                                                                              \
+  X(dlm_tensor_is_contiguous)                                                                      \
+  X(dlm_tensor_contiguous)                                                                         \
+  X(dlm_tensor_dtype)                                                                              \
+  X(dlm_tensor_rank)                                                                               \
+  X(dlm_tensor_dense_data)                                                                         \
+  X(dlm_tensor_output_like)                                                                        \
+  X(dlm_interrupted)                                                                               \
+  X(dlm_tensor_slice)                                                                              \
+  X(dlm_stack_top)                                                                                 \
+  X(dlm_stack_pop)                                                                                 \
+  X(dlm_tensor_slice_grad)                                                                         \
+  X(dlm_stack_push)                                                                                \
+  X(dlm_kernel_run)                                                                                \
+  X(dlm_tensor_reshape)                                                                            \
+  X(dlm_tensor_select)                                                                             \
+  X(dlm_tensor_sum_to)                                                                             \
+  X(dlm_tensor_transpose)                                                                          \
+  X(dlm_tensor_zeros)                                                                              \
+  X(dlm_matmul_bias_accumulate)
+// clang-format on
 
 /// The JIT compiles a program the large-program way (mergeIdenticalFunctions, vectorizeLoops,
 /// then machine-code level 0) when its elementwise loops are small and either it has no loop
 /// inside a loop or its @dlm_main has more than kJitSmallBudget instructions; always above
-/// kJitOptimizeBudget; every other program at the requested level. docs/codegen.md "Large programs" has the measurements.
+/// kJitOptimizeBudget; every other program at the requested level. docs/codegen.md "Large programs"
+/// has the measurements.
 ///
 /// LLVM's -O2 pipeline and instruction selection grow faster than linearly with the size of
 /// @dlm_main, which holds every inlined call of the program (forward and backward): for the LSTM
@@ -332,10 +384,12 @@ constexpr int64_t kJitSmallLoopElements = 4096;
 bool smallElementwiseLoops(const graph::Graph &graph) {
   for (const graph::Node &n : graph.nodes()) {
     const OpInfo *info = OpRegistry::get().lookup(n.op);
-    if (n.op != "fused" && !(info && info->elementwise)) continue;
+    if (n.op != "fused" && !(info && info->elementwise))
+      continue;
     for (const Type &t : n.results) {
       std::optional<int64_t> numel = t.staticNumElements();
-      if (!numel || *numel > kJitSmallLoopElements) return false;
+      if (!numel || *numel > kJitSmallLoopElements)
+        return false;
     }
   }
   return true;
@@ -344,17 +398,21 @@ bool smallElementwiseLoops(const graph::Graph &graph) {
 /// Whether `graph` has a loop inside a loop (a frame whose parent is not the root).
 bool nestedLoops(const graph::Graph &graph) {
   for (graph::FrameId f = 0; f < graph.numFrames(); ++f)
-    if (f != graph::kRootFrame && graph.frame(f).parent != graph::kRootFrame) return true;
+    if (f != graph::kRootFrame && graph.frame(f).parent != graph::kRootFrame)
+      return true;
   return false;
 }
 
 /// Whether the JIT compiles `module` (emitted from `graph`) the large-program way.
 bool largeProgram(const llvm::Module &module, const graph::Graph &graph) {
   const llvm::Function *main = module.getFunction("dlm_main");
-  if (!main) return false;
+  if (!main)
+    return false;
   size_t size = main->getInstructionCount();
-  if (size > kJitOptimizeBudget) return true;
-  if (!smallElementwiseLoops(graph)) return false;
+  if (size > kJitOptimizeBudget)
+    return true;
+  if (!smallElementwiseLoops(graph))
+    return false;
   return size > kJitSmallBudget || !nestedLoops(graph);
 }
 
@@ -380,7 +438,8 @@ public:
       llvm::orc::JITTargetMachineBuilder builder = jtmb;
       builder.setCodeGenOptLevel(codegenLevel(level));
       auto tm = builder.createTargetMachine();
-      if (!tm) return tm.takeError();
+      if (!tm)
+        return tm.takeError();
       machines[level] = std::move(*tm);
     }
     return *machines[level];
@@ -409,8 +468,9 @@ unsigned jitThreads(std::string &warning) {
   static const std::pair<unsigned, std::string> threads = [] {
     cpu_set_t set;
     CPU_ZERO(&set);
-    unsigned cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? (unsigned)CPU_COUNT(&set)
-                                                                : std::thread::hardware_concurrency();
+    unsigned cpus = sched_getaffinity(0, sizeof set, &set) == 0
+                        ? (unsigned)CPU_COUNT(&set)
+                        : std::thread::hardware_concurrency();
     double load = 0;
     bool busy = getloadavg(&load, 1) == 1 && load > cpus - 0.5;
     std::pair<unsigned, std::string> result{cpus >= 2 && !busy ? 2 : 1, ""};
@@ -419,7 +479,8 @@ unsigned jitThreads(std::string &warning) {
       if (!llvm::StringRef(env).getAsInteger(10, n) && n >= 1)
         result.first = std::min(n, 2u);
       else
-        result.second = std::string("ignoring DLM_JIT_THREADS='") + env + "': expected a number of threads (1 or more)";
+        result.second = std::string("ignoring DLM_JIT_THREADS='") + env +
+                        "': expected a number of threads (1 or more)";
     }
     return result;
   }();
@@ -451,7 +512,8 @@ constexpr double kJitSplitMinCost = 800;
 /// Whether `f` holds an outlined loop: a loop latch the emitter marked (llvm.loop metadata).
 bool hasLoop(const llvm::Function &f) {
   for (const llvm::BasicBlock &bb : f)
-    if (const llvm::Instruction *term = bb.getTerminator(); term && term->getMetadata(llvm::LLVMContext::MD_loop))
+    if (const llvm::Instruction *term = bb.getTerminator();
+        term && term->getMetadata(llvm::LLVMContext::MD_loop))
       return true;
   return false;
 }
@@ -464,7 +526,8 @@ std::vector<llvm::Function *> functionsToSplitOff(llvm::Module &module, bool vec
   std::vector<std::pair<double, llvm::Function *>> others;
   double here = 0, there = kJitSplitStartCost;
   for (llvm::Function &f : module) {
-    if (f.isDeclaration()) continue;
+    if (f.isDeclaration())
+      continue;
     double cost = (double)f.getInstructionCount() * (vectorize && hasLoop(f) ? kJitLoopWeight : 1);
     if (f.getName() == "dlm_main")
       here += cost;
@@ -472,7 +535,8 @@ std::vector<llvm::Function *> functionsToSplitOff(llvm::Module &module, bool vec
       others.push_back({cost, &f});
   }
   // Ties keep the module's order, so that the split (and the objects) do not vary between runs.
-  std::stable_sort(others.begin(), others.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
+  std::stable_sort(others.begin(), others.end(),
+                   [](const auto &a, const auto &b) { return a.first > b.first; });
   std::vector<llvm::Function *> moved;
   for (const auto &[cost, f] : others) {
     if (there <= here) {
@@ -482,7 +546,8 @@ std::vector<llvm::Function *> functionsToSplitOff(llvm::Module &module, bool vec
       here += cost;
     }
   }
-  if (there - kJitSplitStartCost < kJitSplitMinCost) moved.clear();
+  if (there - kJitSplitStartCost < kJitSplitMinCost)
+    moved.clear();
   return moved;
 }
 
@@ -490,8 +555,10 @@ std::vector<llvm::Function *> functionsToSplitOff(llvm::Module &module, bool vec
 /// not DSO-local, so they go through the GOT entries and stubs the JIT's linker makes, wherever in
 /// memory the two objects land).
 void shareSymbol(llvm::GlobalValue &g) {
-  if (!g.hasLocalLinkage()) return;
-  if (!g.hasName()) g.setName("dlm.shared");
+  if (!g.hasLocalLinkage())
+    return;
+  if (!g.hasName())
+    g.setName("dlm.shared");
   g.setLinkage(llvm::GlobalValue::ExternalLinkage);
   g.setVisibility(llvm::GlobalValue::DefaultVisibility);
   g.setDSOLocal(false);
@@ -500,13 +567,15 @@ void shareSymbol(llvm::GlobalValue &g) {
 /// Adds the globals `c` refers to, through constant expressions and aggregates, to `out`.
 void globalsIn(const llvm::Constant *c, llvm::SmallPtrSetImpl<const llvm::Constant *> &seen,
                llvm::SetVector<llvm::GlobalValue *> &out) {
-  if (!seen.insert(c).second) return;
+  if (!seen.insert(c).second)
+    return;
   if (auto *g = llvm::dyn_cast<llvm::GlobalValue>(c)) {
     out.insert(const_cast<llvm::GlobalValue *>(g));
     return;
   }
   for (const llvm::Use &u : c->operands())
-    if (auto *k = llvm::dyn_cast<llvm::Constant>(u.get())) globalsIn(k, seen, out);
+    if (auto *k = llvm::dyn_cast<llvm::Constant>(u.get()))
+      globalsIn(k, seen, out);
 }
 
 /// Splits `module` for a compile on two threads: the bodies of `moved` leave it for a module of
@@ -524,13 +593,16 @@ std::string splitOff(llvm::Module &module, llvm::ArrayRef<llvm::Function *> move
   for (llvm::Function *f : moved)
     for (const llvm::Instruction &i : llvm::instructions(*f))
       for (const llvm::Value *op : i.operands())
-        if (auto *c = llvm::dyn_cast<llvm::Constant>(op)) globalsIn(c, seen, used);
+        if (auto *c = llvm::dyn_cast<llvm::Constant>(op))
+          globalsIn(c, seen, used);
   // `used` grows while it is walked: a copied constant's initializer may name more globals.
   for (size_t k = 0; k < used.size(); ++k) {
     llvm::GlobalValue *g = used[k];
-    if (copied.contains(g)) continue;
+    if (copied.contains(g))
+      continue;
     auto *var = llvm::dyn_cast<llvm::GlobalVariable>(g);
-    if (var && var->isConstant() && var->hasLocalLinkage() && var->hasInitializer() && var->hasGlobalUnnamedAddr()) {
+    if (var && var->isConstant() && var->hasLocalLinkage() && var->hasInitializer() &&
+        var->hasGlobalUnnamedAddr()) {
       copied.insert(var);
       globalsIn(var->getInitializer(), seen, used);
     } else {
@@ -553,26 +625,31 @@ std::string splitOff(llvm::Module &module, llvm::ArrayRef<llvm::Function *> move
       nf->copyAttributesFrom(f);
       copy = nf;
     } else if (auto *var = llvm::dyn_cast<llvm::GlobalVariable>(g)) {
-      auto *nv = new llvm::GlobalVariable(*part, var->getValueType(), var->isConstant(), llvm::GlobalValue::ExternalLinkage,
-                                          nullptr, var->getName(), nullptr, var->getThreadLocalMode(),
+      auto *nv = new llvm::GlobalVariable(*part, var->getValueType(), var->isConstant(),
+                                          llvm::GlobalValue::ExternalLinkage, nullptr,
+                                          var->getName(), nullptr, var->getThreadLocalMode(),
                                           var->getType()->getAddressSpace());
       nv->copyAttributesFrom(var);
       copy = nv;
     } else if (g->getValueType()->isFunctionTy()) { // an alias of a function: declared as one
-      copy = llvm::Function::Create(llvm::cast<llvm::FunctionType>(g->getValueType()), llvm::GlobalValue::ExternalLinkage,
-                                    g->getAddressSpace(), g->getName(), part.get());
+      copy = llvm::Function::Create(llvm::cast<llvm::FunctionType>(g->getValueType()),
+                                    llvm::GlobalValue::ExternalLinkage, g->getAddressSpace(),
+                                    g->getName(), part.get());
     } else {
-      copy = new llvm::GlobalVariable(*part, g->getValueType(), false, llvm::GlobalValue::ExternalLinkage, nullptr,
-                                      g->getName());
+      copy = new llvm::GlobalVariable(*part, g->getValueType(), false,
+                                      llvm::GlobalValue::ExternalLinkage, nullptr, g->getName());
     }
     copy->setLinkage(g->getLinkage());
-    if (!copied.contains(g)) copy->setLinkage(llvm::GlobalValue::ExternalLinkage);
+    if (!copied.contains(g))
+      copy->setLinkage(llvm::GlobalValue::ExternalLinkage);
     map[g] = copy;
   }
   for (llvm::GlobalValue *g : used) {
-    if (!copied.contains(g)) continue;
+    if (!copied.contains(g))
+      continue;
     if (auto *var = llvm::dyn_cast<llvm::GlobalVariable>(g)) {
-      llvm::cast<llvm::GlobalVariable>(map[g])->setInitializer(llvm::MapValue(var->getInitializer(), map));
+      llvm::cast<llvm::GlobalVariable>(map[g])->setInitializer(
+          llvm::MapValue(var->getInitializer(), map));
     } else {
       auto *f = llvm::cast<llvm::Function>(g);
       auto *nf = llvm::cast<llvm::Function>(map[g]);
@@ -596,25 +673,30 @@ std::string splitOff(llvm::Module &module, llvm::ArrayRef<llvm::Function *> move
   }
   // Data only the moved functions used.
   for (llvm::GlobalVariable &g : llvm::make_early_inc_range(module.globals())) {
-    if (!g.hasLocalLinkage()) continue;
+    if (!g.hasLocalLinkage())
+      continue;
     g.removeDeadConstantUsers();
-    if (g.use_empty()) g.eraseFromParent();
+    if (g.use_empty())
+      g.eraseFromParent();
   }
   return bitcode;
 }
 
 /// Machine code for `module` at `tm`'s level, as an object file in memory.
-llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> objectCode(llvm::Module &module, llvm::TargetMachine &tm) {
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> objectCode(llvm::Module &module,
+                                                               llvm::TargetMachine &tm) {
   return llvm::orc::SimpleCompiler(tm)(module);
 }
 
 /// The IR verifier's complaint about `module` after a split, "" when it is well formed or when
 /// modules are not verified (verifyEveryModule).
 std::string verifySplit(const llvm::Module &module) {
-  if (!verifyEveryModule()) return "";
+  if (!verifyEveryModule())
+    return "";
   std::string problems;
   llvm::raw_string_ostream os(problems);
-  if (!llvm::verifyModule(module, &os)) return "";
+  if (!llvm::verifyModule(module, &os))
+    return "";
   return "the split module '" + module.getModuleIdentifier() + "' is malformed: " + os.str();
 }
 
@@ -634,25 +716,29 @@ struct SplitCompiled {
 /// (its target machines, its pass managers); then it waits for the bitcode (`handOver`; null: no
 /// split after all), reads it into a context of its own, vectorises its loops with `irLevel`'s
 /// machine (when `vectorize`) and compiles it at machine-code level 0.
-void compileSplitOff(std::future<const std::string *> handOver, HostMachines &machines, unsigned irLevel,
-                     bool vectorize, SplitCompiled &out) {
+void compileSplitOff(std::future<const std::string *> handOver, HostMachines &machines,
+                     unsigned irLevel, bool vectorize, SplitCompiled &out) {
   double t0 = threadCpuMs();
   auto irMachine = machines.get(irLevel);
   auto machine = machines.get(0);
   std::optional<Analyses> analyses;
-  if (irMachine && vectorize) analyses.emplace(*irMachine, llvm::PipelineTuningOptions());
+  if (irMachine && vectorize)
+    analyses.emplace(*irMachine, llvm::PipelineTuningOptions());
   double t1 = threadCpuMs();
   out.readyMs = t1 - t0;
   const std::string *bitcode = handOver.get();
   if (!bitcode) {
-    if (!irMachine) llvm::consumeError(irMachine.takeError());
-    if (!machine) llvm::consumeError(machine.takeError());
+    if (!irMachine)
+      llvm::consumeError(irMachine.takeError());
+    if (!machine)
+      llvm::consumeError(machine.takeError());
     return;
   }
   t1 = threadCpuMs();
   if (!irMachine || !machine) {
     out.error = llvm::toString(irMachine ? machine.takeError() : irMachine.takeError());
-    if (!machine) llvm::consumeError(machine.takeError());
+    if (!machine)
+      llvm::consumeError(machine.takeError());
     return;
   }
   llvm::LLVMContext ctx;
@@ -665,10 +751,12 @@ void compileSplitOff(std::future<const std::string *> handOver, HostMachines &ma
     out.error = e;
     return;
   }
-  for (const llvm::Function &f : **module) out.functions += !f.isDeclaration();
+  for (const llvm::Function &f : **module)
+    out.functions += !f.isDeclaration();
   double t2 = threadCpuMs();
   out.readMs = t2 - t1;
-  if (vectorize) vectorizeLoops(**module, *irMachine, *analyses);
+  if (vectorize)
+    vectorizeLoops(**module, *irMachine, *analyses);
   double t3 = threadCpuMs();
   out.vectorizeMs = t3 - t2;
   auto object = objectCode(**module, *machine);
@@ -686,17 +774,20 @@ void compileSplitOff(std::future<const std::string *> handOver, HostMachines &ma
 /// of an internal error and exit status 70. A crash leaves `out.crashed` set and the error
 /// message; what the thread had made (its target machines) is not used again.
 /// `crashOnPurpose` (`--debug-crash=jit-worker`) aborts on the thread, to test this.
-void compileSplitOffGuarded(std::future<const std::string *> handOver, HostMachines &machines, unsigned irLevel,
-                            bool vectorize, SplitCompiled &out, bool crashOnPurpose) {
+void compileSplitOffGuarded(std::future<const std::string *> handOver, HostMachines &machines,
+                            unsigned irLevel, bool vectorize, SplitCompiled &out,
+                            bool crashOnPurpose) {
   llvm::CrashRecoveryContext guard;
   bool finished = guard.RunSafely([&] {
-    if (crashOnPurpose) std::abort();
+    if (crashOnPurpose)
+      std::abort();
     compileSplitOff(std::move(handOver), machines, irLevel, vectorize, out);
   });
   if (!finished) {
     out.crashed = true;
     out.object.reset();
-    out.error = "the JIT's second compile thread crashed (a bug in dlm, not in your program; please report it "
+    out.error = "the JIT's second compile thread crashed (a bug in dlm, not in your program; "
+                "please report it "
                 "with the input file)";
   }
 }
@@ -704,7 +795,8 @@ void compileSplitOffGuarded(std::future<const std::string *> handOver, HostMachi
 /// A cache entry holds a program's objects — one, or two from a compile on two threads — packed
 /// into one byte string: the magic "DLMPACK\n", the format version and the number of objects
 /// (32-bit little-endian each), each object's size (64-bit little-endian), then the objects back
-/// to back. An entry that is not such a pack, or whose sizes do not add up to its length, is a miss.
+/// to back. An entry that is not such a pack, or whose sizes do not add up to its length, is a
+/// miss.
 constexpr llvm::StringLiteral kPackMagic = "DLMPACK\n";
 constexpr uint32_t kPackVersion = 1;
 constexpr uint32_t kPackMaxObjects = 16;
@@ -712,12 +804,15 @@ constexpr uint32_t kPackMaxObjects = 16;
 std::string packObjects(llvm::ArrayRef<std::unique_ptr<llvm::MemoryBuffer>> objects) {
   std::string pack(kPackMagic);
   auto append = [&](uint64_t value, unsigned bytes) {
-    for (unsigned k = 0; k < bytes; ++k) pack.push_back((char)(value >> (8 * k)));
+    for (unsigned k = 0; k < bytes; ++k)
+      pack.push_back((char)(value >> (8 * k)));
   };
   append(kPackVersion, 4);
   append(objects.size(), 4);
-  for (const auto &object : objects) append(object->getBufferSize(), 8);
-  for (const auto &object : objects) pack += object->getBuffer();
+  for (const auto &object : objects)
+    append(object->getBufferSize(), 8);
+  for (const auto &object : objects)
+    pack += object->getBuffer();
   return pack;
 }
 
@@ -734,11 +829,13 @@ bool unpackObjects(llvm::StringRef pack, std::vector<std::unique_ptr<llvm::Memor
   uint32_t version = endian::read32le(pack.data() + kPackMagic.size());
   uint32_t count = endian::read32le(pack.data() + kPackMagic.size() + 4);
   if (version != kPackVersion) {
-    why = "object pack version " + std::to_string(version) + ", this dlm reads " + std::to_string(kPackVersion);
+    why = "object pack version " + std::to_string(version) + ", this dlm reads " +
+          std::to_string(kPackVersion);
     return false;
   }
   if (count == 0 || count > kPackMaxObjects || pack.size() < header + 8 * (size_t)count) {
-    why = "object pack of " + std::to_string(count) + " objects in " + std::to_string(pack.size()) + " bytes";
+    why = "object pack of " + std::to_string(count) + " objects in " + std::to_string(pack.size()) +
+          " bytes";
     return false;
   }
   uint64_t at = header + 8 * (uint64_t)count;
@@ -784,8 +881,8 @@ uint64_t cacheKey(const graph::Graph &graph, unsigned level) {
 /// (kernels are looked up by name in @dlm_init, the runtime's entries are symbols the JIT links),
 /// so its objects serve any process. Whether they were compiled on one thread or two is not in the
 /// key: either pack links and runs the same.
-ObjectKey objectKey(const llvm::Module &module, const llvm::TargetMachine &tm, unsigned optLevel, bool large,
-                    unsigned codegenLevel) {
+ObjectKey objectKey(const llvm::Module &module, const llvm::TargetMachine &tm, unsigned optLevel,
+                    bool large, unsigned codegenLevel) {
   llvm::SmallVector<char, 0> bitcode;
   llvm::raw_svector_ostream os(bitcode);
   llvm::WriteBitcodeToFile(module, os);
@@ -811,9 +908,9 @@ struct JitSession::Impl {
   std::unique_ptr<llvm::orc::LLJIT> jit;
   std::map<uint64_t, int (*)()> cache; ///< cacheKey -> compiled @dlm_main
   unsigned modules = 0;
-  std::unique_ptr<HostMachines> machines;     ///< the calling thread's target machines
+  std::unique_ptr<HostMachines> machines;      ///< the calling thread's target machines
   std::unique_ptr<HostMachines> splitMachines; ///< the second compile thread's
-  std::unique_ptr<ObjectCache> disk; ///< the on-disk cache (null: off)
+  std::unique_ptr<ObjectCache> disk;           ///< the on-disk cache (null: off)
   bool diskOpened = false;
   bool threadsChecked = false;
   std::mutex linkErrorsLock;
@@ -822,11 +919,13 @@ struct JitSession::Impl {
   /// The on-disk object cache when options ask for it and the environment has one (opened by
   /// the first program that asks); null otherwise.
   ObjectCache *diskCache(const CodegenOptions &options, DiagnosticEngine &diags) {
-    if (!options.objectCache) return nullptr;
+    if (!options.objectCache)
+      return nullptr;
     if (!diskOpened) {
       diskOpened = true;
       ObjectCacheConfig config = objectCacheConfigFromEnvironment();
-      for (const std::string &warning : config.warnings) diags.warning(warning);
+      for (const std::string &warning : config.warnings)
+        diags.warning(warning);
       if (!config.directory.empty())
         disk = std::make_unique<ObjectCache>(std::move(config));
       else if (options.timePasses)
@@ -835,11 +934,13 @@ struct JitSession::Impl {
     return disk.get();
   }
 
-  /// How many threads this session compiles on (jitThreads; a malformed setting is warned about once).
+  /// How many threads this session compiles on (jitThreads; a malformed setting is warned about
+  /// once).
   unsigned compileThreads(DiagnosticEngine &diags) {
     std::string warning;
     unsigned n = jitThreads(warning);
-    if (!threadsChecked && !warning.empty()) diags.warning(warning);
+    if (!threadsChecked && !warning.empty())
+      diags.warning(warning);
     threadsChecked = true;
     return n;
   }
@@ -860,15 +961,18 @@ struct JitSession::Impl {
     }
     llvm::Error error = llvm::Error::success();
     for (auto &object : objects)
-      if ((error = jit->addObjectFile(*dylib, std::move(object)))) break;
+      if ((error = jit->addObjectFile(*dylib, std::move(object))))
+        break;
     if (!error) {
       auto address = jit->lookup(*dylib, "dlm_main");
-      if (address) return address->toPtr<int (*)()>();
+      if (address)
+        return address->toPtr<int (*)()>();
       error = address.takeError();
     }
     why = llvm::toString(std::move(error));
     std::lock_guard<std::mutex> lock(linkErrorsLock);
-    if (!linkErrors.empty()) why += " (" + linkErrors + ")";
+    if (!linkErrors.empty())
+      why += " (" + linkErrors + ")";
     llvm::consumeError(jit->getExecutionSession().removeJITDylib(*dylib));
     return nullptr;
   }
@@ -880,7 +984,8 @@ struct JitSession::Impl {
     std::unique_ptr<llvm::MemoryBuffer> entry = disk.load(key, why);
     std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects;
     if (!entry || !unpackObjects(entry->getBuffer(), objects, why)) {
-      if (verbose) llvm::errs() << "cache: miss " << disk.entryPath(key) << " (" << why << ")\n";
+      if (verbose)
+        llvm::errs() << "cache: miss " << disk.entryPath(key) << " (" << why << ")\n";
       return nullptr;
     }
     size_t bytes = entry->getBufferSize(), count = objects.size();
@@ -889,32 +994,36 @@ struct JitSession::Impl {
     if (int (*main)() = link(std::move(objects), why)) {
       timer.lap("link");
       if (verbose)
-        llvm::errs() << "cache: hit " << disk.entryPath(key) << " (" << count << (count == 1 ? " object, " : " objects, ")
-                     << bytes << " bytes)\n";
+        llvm::errs() << "cache: hit " << disk.entryPath(key) << " (" << count
+                     << (count == 1 ? " object, " : " objects, ") << bytes << " bytes)\n";
       return main;
     }
     disk.remove(key);
-    if (verbose) llvm::errs() << "cache: miss " << disk.entryPath(key) << " (the entry does not link: " << why << ")\n";
+    if (verbose)
+      llvm::errs() << "cache: miss " << disk.entryPath(key) << " (the entry does not link: " << why
+                   << ")\n";
     return nullptr;
   }
 
   /// Stores `pack` (the objects just compiled for `key`, packObjects) in the on-disk cache.
-  void storeCompiled(ObjectCache &disk, const ObjectKey &key, const std::string &pack, size_t count, bool verbose,
-                     StageTimer &timer) {
+  void storeCompiled(ObjectCache &disk, const ObjectKey &key, const std::string &pack, size_t count,
+                     bool verbose, StageTimer &timer) {
     std::string why;
     bool stored = disk.store(key, pack, why);
     timer.lap("cache-store");
-    if (!verbose) return;
+    if (!verbose)
+      return;
     if (stored)
-      llvm::errs() << "cache: stored " << disk.entryPath(key) << " (" << count << (count == 1 ? " object, " : " objects, ")
-                   << pack.size() << " bytes)\n";
+      llvm::errs() << "cache: stored " << disk.entryPath(key) << " (" << count
+                   << (count == 1 ? " object, " : " objects, ") << pack.size() << " bytes)\n";
     else
       llvm::errs() << "cache: not stored (" << why << ")\n";
   }
 
   /// Creates the JIT on first use. Returns an error message, "" on success.
   std::string start() {
-    if (jit) return "";
+    if (jit)
+      return "";
     initializeLLVM();
     llvm::orc::JITTargetMachineBuilder host = hostMachine(2);
     // The small code model, as LLJIT configures its own compiler for JITLink on x86-64 ELF (a
@@ -927,12 +1036,14 @@ struct JitSession::Impl {
     auto built =
         llvm::orc::LLJITBuilder()
             .setJITTargetMachineBuilder(host)
-            .setCompileFunctionCreator([](llvm::orc::JITTargetMachineBuilder jtmb)
-                                           -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
-              return std::make_unique<llvm::orc::ConcurrentIRCompiler>(std::move(jtmb));
-            })
+            .setCompileFunctionCreator(
+                [](llvm::orc::JITTargetMachineBuilder jtmb)
+                    -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
+                  return std::make_unique<llvm::orc::ConcurrentIRCompiler>(std::move(jtmb));
+                })
             .create();
-    if (!built) return llvm::toString(built.takeError());
+    if (!built)
+      return llvm::toString(built.takeError());
     jit = std::move(*built);
     // What the linker finds wrong (symbols not found, ...) becomes part of the failed link's
     // reason (link), rather than a line ORC prints on stderr (a damaged cache entry is a miss).
@@ -942,7 +1053,7 @@ struct JitSession::Impl {
     });
     llvm::orc::SymbolMap symbols;
     auto flags = llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable;
-#define DLM_DEFINE_SYMBOL(name)                                                                   \
+#define DLM_DEFINE_SYMBOL(name)                                                                    \
   symbols[jit->mangleAndIntern(#name)] = {llvm::orc::ExecutorAddr::fromPtr(&name), flags};
     DLM_CAPI_SYMBOLS(DLM_DEFINE_SYMBOL)
 #undef DLM_DEFINE_SYMBOL
@@ -955,7 +1066,8 @@ struct JitSession::Impl {
     // libm and libc functions the optimiser may call (expf, memset, ...).
     auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
         jit->getDataLayout().getGlobalPrefix());
-    if (!process) return llvm::toString(process.takeError());
+    if (!process)
+      return llvm::toString(process.takeError());
     main.addGenerator(std::move(*process));
     return "";
   }
@@ -972,7 +1084,8 @@ struct JitSession::Impl {
                            std::vector<std::unique_ptr<llvm::MemoryBuffer>> &objects) {
     bool vectorize = optLevel >= 2;
     auto irMachine = machines->get(optLevel);
-    if (!irMachine) return llvm::toString(irMachine.takeError());
+    if (!irMachine)
+      return llvm::toString(irMachine.takeError());
     // The second thread starts now, to make its target machines and pass managers while this
     // one merges and splits, when the split is likely: when it would split the module as it is
     // (merging only makes the other side's share smaller).
@@ -982,29 +1095,37 @@ struct JitSession::Impl {
     std::thread worker;
     if (threads >= 2 && !functionsToSplitOff(module, vectorize).empty()) {
       try {
-        worker = std::thread(compileSplitOffGuarded, handOver.get_future(), std::ref(*splitMachines), optLevel,
-                             vectorize, std::ref(split), crashWorker);
+        worker =
+            std::thread(compileSplitOffGuarded, handOver.get_future(), std::ref(*splitMachines),
+                        optLevel, vectorize, std::ref(split), crashWorker);
       } catch (const std::system_error &) {
         // No thread to be had: one thread compiles the whole module.
       }
     }
     // Hands the worker its bitcode (null: nothing to do) once; it is joined before any return.
     auto handOff = [&](const std::string *bitcode) {
-      if (!handedOver) handOver.set_value(bitcode);
+      if (!handedOver)
+        handOver.set_value(bitcode);
       handedOver = true;
     };
-    if (vectorize) mergeIdenticalFunctions(module);
+    if (vectorize)
+      mergeIdenticalFunctions(module);
     std::vector<llvm::Function *> moved;
-    if (worker.joinable()) moved = functionsToSplitOff(module, vectorize);
+    if (worker.joinable())
+      moved = functionsToSplitOff(module, vectorize);
     if (moved.empty()) {
       handOff(nullptr);
-      if (worker.joinable()) worker.join();
-      if (vectorize) vectorizeLoops(module, *irMachine);
+      if (worker.joinable())
+        worker.join();
+      if (vectorize)
+        vectorizeLoops(module, *irMachine);
       timer.lap("optimise");
       auto machine = machines->get(0);
-      if (!machine) return llvm::toString(machine.takeError());
+      if (!machine)
+        return llvm::toString(machine.takeError());
       auto object = objectCode(module, *machine);
-      if (!object) return llvm::toString(object.takeError());
+      if (!object)
+        return llvm::toString(object.takeError());
       objects.push_back(std::move(*object));
       timer.lap("jit");
       return "";
@@ -1020,7 +1141,8 @@ struct JitSession::Impl {
     // This thread's half: no early return until the worker has been joined.
     double t0 = threadCpuMs();
     std::string error;
-    if (vectorize) vectorizeLoops(module, *irMachine);
+    if (vectorize)
+      vectorizeLoops(module, *irMachine);
     double t1 = threadCpuMs();
     auto machine = machines->get(0);
     if (!machine) {
@@ -1033,19 +1155,24 @@ struct JitSession::Impl {
     double t2 = threadCpuMs();
     worker.join();
     timer.lap("jit-parallel");
-    if (split.crashed) splitMachines = std::make_unique<HostMachines>(machines->builder());
-    if (!error.empty()) return error;
-    if (!split.object) return split.error;
+    if (split.crashed)
+      splitMachines = std::make_unique<HostMachines>(machines->builder());
+    if (!error.empty())
+      return error;
+    if (!split.object)
+      return split.error;
     objects.push_back(std::move(split.object));
     if (verbose) {
       size_t functions = 0;
-      for (const llvm::Function &f : module) functions += !f.isDeclaration();
-      llvm::errs() << llvm::format("jit-threads: this thread %.3f ms cpu (vectorise %.3f, machine code %.3f; %zu "
-                                   "functions), the other %.3f ms cpu (read %.3f, vectorise %.3f, machine code "
-                                   "%.3f; %zu functions) after %.3f getting ready during the split\n",
-                                   t2 - t0, t1 - t0, t2 - t1, functions,
-                                   split.readMs + split.vectorizeMs + split.machineCodeMs, split.readMs,
-                                   split.vectorizeMs, split.machineCodeMs, split.functions, split.readyMs);
+      for (const llvm::Function &f : module)
+        functions += !f.isDeclaration();
+      llvm::errs() << llvm::format(
+          "jit-threads: this thread %.3f ms cpu (vectorise %.3f, machine code %.3f; %zu "
+          "functions), the other %.3f ms cpu (read %.3f, vectorise %.3f, machine code "
+          "%.3f; %zu functions) after %.3f getting ready during the split\n",
+          t2 - t0, t1 - t0, t2 - t1, functions,
+          split.readMs + split.vectorizeMs + split.machineCodeMs, split.readMs, split.vectorizeMs,
+          split.machineCodeMs, split.functions, split.readyMs);
     }
     return "";
   }
@@ -1064,7 +1191,8 @@ struct JitSession::Impl {
       return nullptr;
     }
     std::unique_ptr<llvm::Module> module = buildModule(graph, diags, *ctx, *tm, false);
-    if (!module) return nullptr;
+    if (!module)
+      return nullptr;
     timer.lap("codegen");
     bool large = largeProgram(*module, graph);
     ObjectCache *disk = diskCache(options, diags);
@@ -1072,9 +1200,11 @@ struct JitSession::Impl {
     if (disk) {
       key = objectKey(*module, *tm, options.optLevel, large, large ? 0 : options.optLevel);
       timer.lap("cache-key");
-      if (int (*entry)() = linkCached(*disk, *key, options.timePasses, timer)) return entry;
+      if (int (*entry)() = linkCached(*disk, *key, options.timePasses, timer))
+        return entry;
       // An entry another user could have written turned the cache off (ObjectCache.h).
-      if (std::string warning = disk->takeWarning(); !warning.empty()) diags.warning(warning);
+      if (std::string warning = disk->takeWarning(); !warning.empty())
+        diags.warning(warning);
     }
     // The whole module compiles before the program runs: @dlm_main calls every other function
     // of the module, and ORC's compile-on-demand layer (a module per function, each cloned
@@ -1082,8 +1212,9 @@ struct JitSession::Impl {
     // compiling the module at once.
     std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects;
     if (large) {
-      std::string error = compileLarge(*module, options.optLevel, compileThreads(diags), options.timePasses,
-                                       options.debugCrashJitWorker, timer, objects);
+      std::string error =
+          compileLarge(*module, options.optLevel, compileThreads(diags), options.timePasses,
+                       options.debugCrashJitWorker, timer, objects);
       if (!error.empty()) {
         diags.error("internal error: " + error);
         return nullptr;
@@ -1103,7 +1234,8 @@ struct JitSession::Impl {
     ctx.reset();
     std::string pack;
     size_t count = objects.size();
-    if (key) pack = packObjects(objects);
+    if (key)
+      pack = packObjects(objects);
     std::string why;
     int (*main)() = link(std::move(objects), why);
     if (!main) {
@@ -1111,7 +1243,8 @@ struct JitSession::Impl {
       return nullptr;
     }
     timer.lap("link");
-    if (key) storeCompiled(*disk, *key, pack, count, options.timePasses, timer);
+    if (key)
+      storeCompiled(*disk, *key, pack, count, options.timePasses, timer);
     return main;
   }
 };
@@ -1119,7 +1252,8 @@ struct JitSession::Impl {
 JitSession::JitSession() : impl(std::make_unique<Impl>()) {}
 JitSession::~JitSession() = default;
 
-int JitSession::run(const graph::Graph &graph, DiagnosticEngine &diags, const CodegenOptions &options) {
+int JitSession::run(const graph::Graph &graph, DiagnosticEngine &diags,
+                    const CodegenOptions &options) {
   StageTimer timer(options.timePasses);
   initializeLLVM();
   uint64_t key = cacheKey(graph, options.optLevel);
@@ -1129,14 +1263,16 @@ int JitSession::run(const graph::Graph &graph, DiagnosticEngine &diags, const Co
     timer.lap("jit-cached");
   } else {
     entry = impl->compile(graph, diags, options, timer);
-    if (!entry) return kExitInternal;
+    if (!entry)
+      return kExitInternal;
     impl->cache[key] = entry;
   }
   dlm_clear_error();
   int status = entry();
   std::fflush(stdout);
   timer.lap("run");
-  if (status == 0) return kExitOk;
+  if (status == 0)
+    return kExitOk;
   // Where the failure site said to report it (the user's line) and its notes (the inlined
   // calls the failing op is in: compiler/ir/ErrorReport.h).
   const char *file = nullptr;
@@ -1145,9 +1281,11 @@ int JitSession::run(const graph::Graph &graph, DiagnosticEngine &diags, const Co
   const dlm_error_note *notes = nullptr;
   std::vector<graph::ErrorNote> noteList;
   for (int32_t i = 0, n = dlm_error_notes(&notes); i < n; ++i)
-    noteList.push_back({graph::Location{notes[i].file, (uint32_t)notes[i].line, (uint32_t)notes[i].col}, notes[i].message});
-  graph::reportError(diags, graph::Location{file ? file : "", (uint32_t)line, (uint32_t)col}, dlm_last_error(),
-                     noteList);
+    noteList.push_back(
+        {graph::Location{notes[i].file, (uint32_t)notes[i].line, (uint32_t)notes[i].col},
+         notes[i].message});
+  graph::reportError(diags, graph::Location{file ? file : "", (uint32_t)line, (uint32_t)col},
+                     dlm_last_error(), noteList);
   return kExitRuntimeError;
 }
 
@@ -1166,7 +1304,8 @@ int printLLVM(const graph::Graph &graph, DiagnosticEngine &diags, const CodegenO
   }
   llvm::LLVMContext ctx;
   std::unique_ptr<llvm::Module> module = buildModule(graph, diags, ctx, **tm, false);
-  if (!module) return kExitInternal;
+  if (!module)
+    return kExitInternal;
   optimize(*module, **tm, options.optLevel);
   module->print(os, nullptr);
   return kExitOk;
@@ -1181,17 +1320,20 @@ std::unique_ptr<llvm::TargetMachine> aotMachine(const CodegenOptions &options, s
   initializeLLVM();
   std::string triple = llvm::sys::getDefaultTargetTriple();
   const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
-  if (!target) return nullptr;
+  if (!target)
+    return nullptr;
   std::string cpu = "x86-64", features;
   if (options.aotCpu == "native") {
     cpu = llvm::sys::getHostCPUName().str();
     llvm::SubtargetFeatures f;
-    for (const auto &[name, on] : llvm::sys::getHostCPUFeatures()) f.AddFeature(name, on);
+    for (const auto &[name, on] : llvm::sys::getHostCPUFeatures())
+      f.AddFeature(name, on);
     features = f.getString();
   } else if (!llvm::Triple(triple).isX86()) {
     cpu = "generic";
   }
-  llvm::CodeGenOptLevel level = options.optLevel == 0 ? llvm::CodeGenOptLevel::None : llvm::CodeGenOptLevel::Default;
+  llvm::CodeGenOptLevel level =
+      options.optLevel == 0 ? llvm::CodeGenOptLevel::None : llvm::CodeGenOptLevel::Default;
   return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
       triple, cpu, features, llvm::TargetOptions(), llvm::Reloc::PIC_, std::nullopt, level));
 }
@@ -1208,7 +1350,8 @@ int emitObject(const graph::Graph &graph, DiagnosticEngine &diags, const Codegen
   }
   llvm::LLVMContext ctx;
   std::unique_ptr<llvm::Module> module = buildModule(graph, diags, ctx, *tm, true);
-  if (!module) return kExitInternal;
+  if (!module)
+    return kExitInternal;
   optimize(*module, *tm, options.optLevel);
   std::error_code ec;
   llvm::raw_fd_ostream out(objectPath, ec, llvm::sys::fs::OF_None);
@@ -1230,13 +1373,15 @@ int emitObject(const graph::Graph &graph, DiagnosticEngine &diags, const Codegen
 /// kernels for a generic target when this build has one (compiler/codegen/CMakeLists.txt).
 static const char *runtimeLibraryName(const CodegenOptions &options) {
 #ifdef DLM_AOT_PORTABLE_RUNTIME
-  if (options.aotCpu != "native") return DLM_AOT_PORTABLE_RUNTIME;
+  if (options.aotCpu != "native")
+    return DLM_AOT_PORTABLE_RUNTIME;
 #endif
   return "libdlm_runtime.a";
 }
 
-int buildExecutable(const graph::Graph &graph, DiagnosticEngine &diags, const CodegenOptions &options,
-                    llvm::StringRef exePath, llvm::StringRef toolPath) {
+int buildExecutable(const graph::Graph &graph, DiagnosticEngine &diags,
+                    const CodegenOptions &options, llvm::StringRef exePath,
+                    llvm::StringRef toolPath) {
   std::string runtimeLib;
   if (const char *env = std::getenv("DLM_RUNTIME_LIB"); env && *env) {
     runtimeLib = env;
@@ -1248,8 +1393,9 @@ int buildExecutable(const graph::Graph &graph, DiagnosticEngine &diags, const Co
     runtimeLib = path.str().str();
   }
   if (!llvm::sys::fs::exists(runtimeLib)) {
-    diags.error("cannot find the runtime library '" + runtimeLib +
-                "' (dlmc looks in ../lib next to its own directory; set DLM_RUNTIME_LIB to override)");
+    diags.error(
+        "cannot find the runtime library '" + runtimeLib +
+        "' (dlmc looks in ../lib next to its own directory; set DLM_RUNTIME_LIB to override)");
     return kExitRuntimeError;
   }
   auto linker = llvm::sys::findProgramByName("c++");
@@ -1270,16 +1416,18 @@ int buildExecutable(const graph::Graph &graph, DiagnosticEngine &diags, const Co
   std::vector<std::string> args = {*linker, object.str().str(), "-o", exePath.str(), runtimeLib};
   llvm::SmallVector<llvm::StringRef, 8> libs;
   llvm::StringRef(DLM_AOT_LINK_LIBS).split(libs, '|', -1, false);
-  for (llvm::StringRef lib : libs) args.push_back(lib.str());
+  for (llvm::StringRef lib : libs)
+    args.push_back(lib.str());
   std::vector<llvm::StringRef> argv(args.begin(), args.end());
   std::string message;
   int rc = llvm::sys::ExecuteAndWait(*linker, argv, std::nullopt, {}, 0, 0, &message);
   llvm::sys::fs::remove(object);
   if (rc != 0) {
     std::string line;
-    for (const std::string &a : args) line += (line.empty() ? "" : " ") + a;
-    diags.error("linking failed (" + (message.empty() ? "exit status " + std::to_string(rc) : message) +
-                "): " + line);
+    for (const std::string &a : args)
+      line += (line.empty() ? "" : " ") + a;
+    diags.error("linking failed (" +
+                (message.empty() ? "exit status " + std::to_string(rc) : message) + "): " + line);
     return kExitRuntimeError;
   }
   return kExitOk;

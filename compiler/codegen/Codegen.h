@@ -52,11 +52,11 @@ int printLLVM(const graph::Graph &graph, DiagnosticEngine &diags, const CodegenO
 
 /// A JIT session: one ORC LLJIT for the host CPU, reused across programs (the REPL runs
 /// every input through one). Each program is its own JITDylib, compiled whole before it runs
-/// (large programs the cheap way: docs/codegen.md "Large programs"). Compiled entries are cached by a hash of the graph's text (its ops, attributes,
-/// types with static shapes, locations) and the -O level, so running an identical graph again
-/// skips codegen. Lowering inlines every call, so the graph is the unit of caching. With
-/// CodegenOptions::objectCache, compiled objects are also kept on disk across processes, keyed
-/// by the emitted module (docs/codegen.md "On-disk object cache").
+/// (large programs the cheap way: docs/codegen.md "Large programs"). Compiled entries are cached by
+/// a hash of the graph's text (its ops, attributes, types with static shapes, locations) and the -O
+/// level, so running an identical graph again skips codegen. Lowering inlines every call, so the
+/// graph is the unit of caching. With CodegenOptions::objectCache, compiled objects are also kept
+/// on disk across processes, keyed by the emitted module (docs/codegen.md "On-disk object cache").
 class JitSession {
 public:
   JitSession();
@@ -86,7 +86,8 @@ int emitObject(const graph::Graph &graph, DiagnosticEngine &diags, const Codegen
 /// the portable build `libdlm_runtime_portable.a` when this build has one (its kernels target
 /// baseline x86-64), else `libdlm_runtime.a` ($DLM_RUNTIME_LIB overrides).
 int buildExecutable(const graph::Graph &graph, DiagnosticEngine &diags,
-                    const CodegenOptions &options, llvm::StringRef exePath, llvm::StringRef toolPath);
+                    const CodegenOptions &options, llvm::StringRef exePath,
+                    llvm::StringRef toolPath);
 
 } // namespace dlm::codegen
 

@@ -20,8 +20,10 @@ bool isComparison(const std::string &op) {
 } // namespace
 
 DType promoteDTypes(DType a, DType b) {
-  if (a == b) return a;
-  if (category(a) != category(b)) return category(a) > category(b) ? a : b;
+  if (a == b)
+    return a;
+  if (category(a) != category(b))
+    return category(a) > category(b) ? a : b;
   return dtypeSize(a) >= dtypeSize(b) ? a : b;
 }
 
@@ -29,31 +31,45 @@ ElementCode::~ElementCode() = default;
 
 llvm::Type *ElementCode::scalarType(DType t) {
   switch (t) {
-  case DType::F32: return b.getFloatTy();
-  case DType::F64: return b.getDoubleTy();
-  case DType::I32: return b.getInt32Ty();
-  case DType::I64: return b.getInt64Ty();
-  case DType::Bool: return b.getInt1Ty();
+  case DType::F32:
+    return b.getFloatTy();
+  case DType::F64:
+    return b.getDoubleTy();
+  case DType::I32:
+    return b.getInt32Ty();
+  case DType::I64:
+    return b.getInt64Ty();
+  case DType::Bool:
+    return b.getInt1Ty();
   }
   return b.getInt64Ty();
 }
 
-llvm::Type *ElementCode::memoryType(DType t) { return t == DType::Bool ? b.getInt8Ty() : scalarType(t); }
+llvm::Type *ElementCode::memoryType(DType t) {
+  return t == DType::Bool ? b.getInt8Ty() : scalarType(t);
+}
 
-llvm::Constant *ElementCode::f32(float v) { return llvm::ConstantFP::get(b.getFloatTy(), (double)v); }
-llvm::Constant *ElementCode::fp(DType dt, double v) { return llvm::ConstantFP::get(scalarType(dt), v); }
+llvm::Constant *ElementCode::f32(float v) {
+  return llvm::ConstantFP::get(b.getFloatTy(), (double)v);
+}
+llvm::Constant *ElementCode::fp(DType dt, double v) {
+  return llvm::ConstantFP::get(scalarType(dt), v);
+}
 
 llvm::Value *ElementCode::convert(llvm::Value *v, DType from, DType to) {
-  if (from == to) return v;
+  if (from == to)
+    return v;
   llvm::Type *ty = scalarType(to);
   if (to == DType::Bool)
     return isFloat(from) ? b.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0))
                          : b.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
   if (isFloat(to)) {
-    if (isFloat(from)) return b.CreateFPCast(v, ty);
+    if (isFloat(from))
+      return b.CreateFPCast(v, ty);
     return from == DType::Bool ? b.CreateUIToFP(v, ty) : b.CreateSIToFP(v, ty);
   }
-  if (isFloat(from)) return nullptr;
+  if (isFloat(from))
+    return nullptr;
   return from == DType::Bool ? b.CreateZExt(v, ty) : b.CreateSExtOrTrunc(v, ty);
 }
 
@@ -127,8 +143,8 @@ llvm::Value *ElementCode::fastSigmoidF32(llvm::Value *x) {
 /// A call of the C library's f32 or f64 function (what the kernels' std:: calls compile to).
 llvm::Value *ElementCode::libm(const char *f32Name, const char *f64Name, DType dt, llvm::Value *x) {
   llvm::Type *ty = scalarType(dt);
-  llvm::FunctionCallee f =
-      m.getOrInsertFunction(dt == DType::F32 ? f32Name : f64Name, llvm::FunctionType::get(ty, {ty}, false));
+  llvm::FunctionCallee f = m.getOrInsertFunction(dt == DType::F32 ? f32Name : f64Name,
+                                                 llvm::FunctionType::get(ty, {ty}, false));
   if (auto *fn = llvm::dyn_cast<llvm::Function>(f.getCallee())) {
     fn->setDoesNotThrow();
     fn->setDoesNotAccessMemory(); // the kernels are built with -fno-math-errno
@@ -140,19 +156,25 @@ llvm::Value *ElementCode::libm(const char *f32Name, const char *f64Name, DType d
 llvm::Value *ElementCode::unary(const std::string &op, DType dt, llvm::Value *x) {
   bool f = isFloat(dt);
   llvm::Value *zero = f ? (llvm::Value *)fp(dt, 0.0) : llvm::ConstantInt::get(scalarType(dt), 0);
-  if (op == "neg") return f ? b.CreateFNeg(x) : b.CreateNeg(x);
+  if (op == "neg")
+    return f ? b.CreateFNeg(x) : b.CreateNeg(x);
   if (op == "abs") {
     llvm::Value *lt = f ? b.CreateFCmpOLT(x, zero) : b.CreateICmpSLT(x, zero);
     return b.CreateSelect(lt, f ? b.CreateFNeg(x) : b.CreateNeg(x), x);
   }
   // kernels' reluOf: x < 0 ? 0 : x, so NaN and -0.0 pass as in PyTorch.
-  if (op == "relu") return b.CreateSelect(f ? b.CreateFCmpOLT(x, zero) : b.CreateICmpSLT(x, zero), zero, x);
-  if (!f) return nullptr;
+  if (op == "relu")
+    return b.CreateSelect(f ? b.CreateFCmpOLT(x, zero) : b.CreateICmpSLT(x, zero), zero, x);
+  if (!f)
+    return nullptr;
   bool single = dt == DType::F32;
-  if (op == "exp") return single ? fastExpF32(x) : libm("expf", "exp", dt, x);
-  if (op == "tanh") return single ? fastTanhF32(x) : libm("tanhf", "tanh", dt, x);
+  if (op == "exp")
+    return single ? fastExpF32(x) : libm("expf", "exp", dt, x);
+  if (op == "tanh")
+    return single ? fastTanhF32(x) : libm("tanhf", "tanh", dt, x);
   if (op == "sigmoid") {
-    if (single) return fastSigmoidF32(x);
+    if (single)
+      return fastSigmoidF32(x);
     // kernels' sigmoidOf: x >= 0 ? 1 / (1 + exp(-x)) : exp(x) / (1 + exp(x)).
     llvm::Value *pos = b.CreateFCmpOGE(x, zero);
     llvm::Value *e = libm("expf", "exp", dt, b.CreateSelect(pos, b.CreateFNeg(x), x));
@@ -160,35 +182,51 @@ llvm::Value *ElementCode::unary(const std::string &op, DType dt, llvm::Value *x)
     llvm::Value *den = b.CreateFAdd(one, e);
     return b.CreateSelect(pos, b.CreateFDiv(one, den), b.CreateFDiv(e, den));
   }
-  if (op == "sqrt") return b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x);
-  if (op == "log") return libm("logf", "log", dt, x);
-  if (op == "sin") return libm("sinf", "sin", dt, x);
-  if (op == "cos") return libm("cosf", "cos", dt, x);
+  if (op == "sqrt")
+    return b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x);
+  if (op == "log")
+    return libm("logf", "log", dt, x);
+  if (op == "sin")
+    return libm("sinf", "sin", dt, x);
+  if (op == "cos")
+    return libm("cosf", "cos", dt, x);
   return nullptr;
 }
 
 llvm::Value *ElementCode::compare(const std::string &op, DType t, llvm::Value *x, llvm::Value *y) {
   if (isFloat(t)) {
-    if (op == "eq") return b.CreateFCmpOEQ(x, y);
-    if (op == "ne") return b.CreateFCmpUNE(x, y);
-    if (op == "lt") return b.CreateFCmpOLT(x, y);
-    if (op == "le") return b.CreateFCmpOLE(x, y);
-    if (op == "gt") return b.CreateFCmpOGT(x, y);
+    if (op == "eq")
+      return b.CreateFCmpOEQ(x, y);
+    if (op == "ne")
+      return b.CreateFCmpUNE(x, y);
+    if (op == "lt")
+      return b.CreateFCmpOLT(x, y);
+    if (op == "le")
+      return b.CreateFCmpOLE(x, y);
+    if (op == "gt")
+      return b.CreateFCmpOGT(x, y);
     return b.CreateFCmpOGE(x, y);
   }
   bool u = t == DType::Bool;
-  if (op == "eq") return b.CreateICmpEQ(x, y);
-  if (op == "ne") return b.CreateICmpNE(x, y);
-  if (op == "lt") return u ? b.CreateICmpULT(x, y) : b.CreateICmpSLT(x, y);
-  if (op == "le") return u ? b.CreateICmpULE(x, y) : b.CreateICmpSLE(x, y);
-  if (op == "gt") return u ? b.CreateICmpUGT(x, y) : b.CreateICmpSGT(x, y);
+  if (op == "eq")
+    return b.CreateICmpEQ(x, y);
+  if (op == "ne")
+    return b.CreateICmpNE(x, y);
+  if (op == "lt")
+    return u ? b.CreateICmpULT(x, y) : b.CreateICmpSLT(x, y);
+  if (op == "le")
+    return u ? b.CreateICmpULE(x, y) : b.CreateICmpSLE(x, y);
+  if (op == "gt")
+    return u ? b.CreateICmpUGT(x, y) : b.CreateICmpSGT(x, y);
   return u ? b.CreateICmpUGE(x, y) : b.CreateICmpSGE(x, y);
 }
 
 /// maximum/minimum: NaN-propagating on floats (x + y when either is NaN), or/and on bools.
 llvm::Value *ElementCode::minMax(bool max, DType dt, llvm::Value *x, llvm::Value *y) {
-  if (dt == DType::Bool) return max ? b.CreateOr(x, y) : b.CreateAnd(x, y);
-  if (!isFloat(dt)) return b.CreateSelect(max ? b.CreateICmpSGT(x, y) : b.CreateICmpSLT(x, y), x, y);
+  if (dt == DType::Bool)
+    return max ? b.CreateOr(x, y) : b.CreateAnd(x, y);
+  if (!isFloat(dt))
+    return b.CreateSelect(max ? b.CreateICmpSGT(x, y) : b.CreateICmpSLT(x, y), x, y);
   llvm::Value *pick = b.CreateSelect(max ? b.CreateFCmpOGT(x, y) : b.CreateFCmpOLT(x, y), x, y);
   return b.CreateSelect(b.CreateFCmpUNO(x, y), b.CreateFAdd(x, y), pick);
 }
@@ -203,15 +241,21 @@ llvm::Value *ElementCode::op(const std::string &op, DType dt, llvm::ArrayRef<llv
     x.clear();
     for (size_t i = 0; i < arity; ++i) {
       x.push_back(convert(args[i], types[i], to));
-      if (!x.back()) return false;
+      if (!x.back())
+        return false;
     }
     return true;
   };
-  if ((op == "add" || op == "sub" || op == "mul" || op == "div") && arity == 2 && dt != DType::Bool) {
-    if ((op == "div" && !f) || !as(dt)) return nullptr;
-    if (op == "add") return f ? b.CreateFAdd(x[0], x[1]) : b.CreateAdd(x[0], x[1]);
-    if (op == "sub") return f ? b.CreateFSub(x[0], x[1]) : b.CreateSub(x[0], x[1]);
-    if (op == "mul") return f ? b.CreateFMul(x[0], x[1]) : b.CreateMul(x[0], x[1]);
+  if ((op == "add" || op == "sub" || op == "mul" || op == "div") && arity == 2 &&
+      dt != DType::Bool) {
+    if ((op == "div" && !f) || !as(dt))
+      return nullptr;
+    if (op == "add")
+      return f ? b.CreateFAdd(x[0], x[1]) : b.CreateAdd(x[0], x[1]);
+    if (op == "sub")
+      return f ? b.CreateFSub(x[0], x[1]) : b.CreateSub(x[0], x[1]);
+    if (op == "mul")
+      return f ? b.CreateFMul(x[0], x[1]) : b.CreateMul(x[0], x[1]);
     return b.CreateFDiv(x[0], x[1]);
   }
   if (op == "pow" && arity == 2 && f && as(dt)) {
@@ -225,33 +269,43 @@ llvm::Value *ElementCode::op(const std::string &op, DType dt, llvm::ArrayRef<llv
     }
     return b.CreateCall(pow, {x[0], x[1]});
   }
-  if ((op == "maximum" || op == "minimum") && arity == 2 && as(dt)) return minMax(op == "maximum", dt, x[0], x[1]);
-  if (op == "clip" && arity == 3 && as(dt)) return minMax(false, dt, minMax(true, dt, x[0], x[1]), x[2]);
+  if ((op == "maximum" || op == "minimum") && arity == 2 && as(dt))
+    return minMax(op == "maximum", dt, x[0], x[1]);
+  if (op == "clip" && arity == 3 && as(dt))
+    return minMax(false, dt, minMax(true, dt, x[0], x[1]), x[2]);
   if (isComparison(op) && arity == 2 && dt == DType::Bool) {
     DType ct = promoteDTypes(types[0], types[1]);
-    if (!as(ct)) return nullptr;
+    if (!as(ct))
+      return nullptr;
     return compare(op, ct, x[0], x[1]);
   }
-  if ((op == "logical_and" || op == "logical_or") && arity == 2 && dt == DType::Bool && as(DType::Bool))
+  if ((op == "logical_and" || op == "logical_or") && arity == 2 && dt == DType::Bool &&
+      as(DType::Bool))
     return op == "logical_and" ? b.CreateAnd(x[0], x[1]) : b.CreateOr(x[0], x[1]);
-  if (op == "logical_not" && arity == 1 && dt == DType::Bool && as(DType::Bool)) return b.CreateNot(x[0]);
-  if ((op == "cast" || op == "stop_gradient") && arity == 1) return convert(args[0], types[0], dt);
+  if (op == "logical_not" && arity == 1 && dt == DType::Bool && as(DType::Bool))
+    return b.CreateNot(x[0]);
+  if ((op == "cast" || op == "stop_gradient") && arity == 1)
+    return convert(args[0], types[0], dt);
   if (op == "where" && arity == 3) {
     llvm::Value *c = convert(args[0], types[0], DType::Bool);
     llvm::Value *p = convert(args[1], types[1], dt), *q = convert(args[2], types[2], dt);
-    if (!p || !q) return nullptr;
+    if (!p || !q)
+      return nullptr;
     return b.CreateSelect(c, p, q);
   }
   if (op == "relu_grad" && arity == 2 && dt != DType::Bool && as(dt)) {
     llvm::Value *zero = f ? (llvm::Value *)fp(dt, 0.0) : llvm::ConstantInt::get(scalarType(dt), 0);
-    return b.CreateSelect(f ? b.CreateFCmpOLE(x[0], zero) : b.CreateICmpSLE(x[0], zero), zero, x[1]); // reluGradOf
+    return b.CreateSelect(f ? b.CreateFCmpOLE(x[0], zero) : b.CreateICmpSLE(x[0], zero), zero,
+                          x[1]); // reluGradOf
   }
   if ((op == "sigmoid_grad" || op == "tanh_grad") && arity == 2 && f && as(dt)) {
     llvm::Value *one = fp(dt, 1.0);
-    if (op == "tanh_grad") return b.CreateFMul(x[1], mulAdd(b.CreateFNeg(x[0]), x[0], one)); // g * (1 - y*y)
+    if (op == "tanh_grad")
+      return b.CreateFMul(x[1], mulAdd(b.CreateFNeg(x[0]), x[0], one)); // g * (1 - y*y)
     return b.CreateFMul(b.CreateFMul(x[1], x[0]), b.CreateFSub(one, x[0]));
   }
-  if (arity == 1 && dt != DType::Bool && as(dt)) return unary(op, dt, x[0]);
+  if (arity == 1 && dt != DType::Bool && as(dt))
+    return unary(op, dt, x[0]);
   return nullptr;
 }
 
@@ -263,12 +317,14 @@ llvm::Value *ElementCode::body(const ElementBody &body, llvm::ArrayRef<llvm::Val
     std::vector<llvm::Value *> in;
     std::vector<DType> inTypes;
     for (unsigned v : st.operands) {
-      if (v >= values.size()) return nullptr;
+      if (v >= values.size())
+        return nullptr;
       in.push_back(values[v]);
       inTypes.push_back(dtypes[v]);
     }
     llvm::Value *r = op(st.op, st.dtype, in, inTypes);
-    if (!r) return nullptr;
+    if (!r)
+      return nullptr;
     values.push_back(r);
     dtypes.push_back(st.dtype);
   }
@@ -281,19 +337,22 @@ bool ElementCode::supports(const ElementBody &bodyToTry, llvm::ArrayRef<DType> t
                                     llvm::Function::InternalLinkage, "dlm.probe", m);
   b.SetInsertPoint(llvm::BasicBlock::Create(m.getContext(), "probe", fn));
   std::vector<llvm::Value *> args;
-  for (DType t : types) args.push_back(llvm::PoisonValue::get(scalarType(t)));
+  for (DType t : types)
+    args.push_back(llvm::PoisonValue::get(scalarType(t)));
   bool ok = body(bodyToTry, args, types) != nullptr;
   fn->eraseFromParent();
   return ok;
 }
 
 llvm::Function *ElementCode::loopFunction(const std::string &name, const ElementBody &bodyToEmit,
-                                          const std::vector<LoopOperand> &operands, size_t numDims) {
+                                          const std::vector<LoopOperand> &operands,
+                                          size_t numDims) {
   llvm::LLVMContext &ctx = m.getContext();
   llvm::Type *ptrTy = b.getPtrTy(), *i64 = b.getInt64Ty();
   std::vector<llvm::Type *> params = {ptrTy};
   params.insert(params.end(), numDims, i64);
-  for (const LoopOperand &o : operands) params.push_back(o.tensor ? ptrTy : scalarType(o.dtype));
+  for (const LoopOperand &o : operands)
+    params.push_back(o.tensor ? ptrTy : scalarType(o.dtype));
   auto *fn = llvm::Function::Create(llvm::FunctionType::get(b.getVoidTy(), params, false),
                                     llvm::Function::InternalLinkage, name, m);
   fn->addFnAttr(llvm::Attribute::NoUnwind);
@@ -314,7 +373,8 @@ llvm::Function *ElementCode::loopFunction(const std::string &name, const Element
   // Row-major strides in elements: the output's over every loop dim, an operand's over the
   // dims it runs along (0 where it is broadcast).
   std::vector<llvm::Value *> outStride(numDims);
-  std::vector<std::vector<llvm::Value *>> stride(operands.size(), std::vector<llvm::Value *>(numDims));
+  std::vector<std::vector<llvm::Value *>> stride(operands.size(),
+                                                 std::vector<llvm::Value *>(numDims));
   llvm::Value *outProd = b.getInt64(1);
   std::vector<llvm::Value *> prod(operands.size(), b.getInt64(1));
   for (size_t l = numDims; l-- > 0;) {
@@ -323,7 +383,8 @@ llvm::Function *ElementCode::loopFunction(const std::string &name, const Element
     for (size_t k = 0; k < operands.size(); ++k) {
       bool runs = operands[k].tensor && operands[k].full[l];
       stride[k][l] = runs ? prod[k] : b.getInt64(0);
-      if (runs) prod[k] = b.CreateMul(prod[k], extent[l], "", true, true);
+      if (runs)
+        prod[k] = b.CreateMul(prod[k], extent[l], "", true, true);
     }
   }
   llvm::MDNode *group = llvm::MDNode::getDistinct(ctx, {});
@@ -339,51 +400,64 @@ llvm::Function *ElementCode::loopFunction(const std::string &name, const Element
         continue;
       }
       llvm::Type *mem = memoryType(operand.dtype);
-      llvm::LoadInst *v = b.CreateLoad(mem, b.CreateInBoundsGEP(mem, fn->getArg(1 + numDims + k), index[k]));
-      if (innermost) v->setMetadata(llvm::LLVMContext::MD_access_group, group);
-      args.push_back(operand.dtype == DType::Bool ? b.CreateICmpNE(v, b.getInt8(0)) : (llvm::Value *)v);
+      llvm::LoadInst *v =
+          b.CreateLoad(mem, b.CreateInBoundsGEP(mem, fn->getArg(1 + numDims + k), index[k]));
+      if (innermost)
+        v->setMetadata(llvm::LLVMContext::MD_access_group, group);
+      args.push_back(operand.dtype == DType::Bool ? b.CreateICmpNE(v, b.getInt8(0))
+                                                  : (llvm::Value *)v);
     }
     DType dt = bodyToEmit.back().dtype;
     llvm::Value *r = body(bodyToEmit, args, types);
-    if (dt == DType::Bool) r = b.CreateZExt(r, b.getInt8Ty());
+    if (dt == DType::Bool)
+      r = b.CreateZExt(r, b.getInt8Ty());
     llvm::StoreInst *st = b.CreateStore(r, b.CreateInBoundsGEP(memoryType(dt), out, o));
-    if (innermost) st->setMetadata(llvm::LLVMContext::MD_access_group, group);
+    if (innermost)
+      st->setMetadata(llvm::LLVMContext::MD_access_group, group);
   };
   // The loop nest, outermost first; each level a do-while (every extent is positive here).
-  std::function<void(size_t, llvm::Value *, std::vector<llvm::Value *>)> level =
-      [&](size_t l, llvm::Value *outBase, std::vector<llvm::Value *> base) {
-        if (l == numDims) return element(outBase, base, false);
-        bool innermost = l + 1 == numDims;
-        llvm::BasicBlock *pre = b.GetInsertBlock();
-        auto *loop = llvm::BasicBlock::Create(ctx, "d" + std::to_string(l), fn);
-        b.CreateBr(loop);
-        b.SetInsertPoint(loop);
-        llvm::PHINode *i = b.CreatePHI(i64, 2, "i" + std::to_string(l));
-        i->addIncoming(b.getInt64(0), pre);
-        llvm::Value *o = b.CreateAdd(outBase, b.CreateMul(i, outStride[l], "", true, true), "", true, true);
-        std::vector<llvm::Value *> index;
-        for (size_t k = 0; k < operands.size(); ++k)
-          index.push_back(operands[k].tensor && operands[k].full[l]
-                              ? b.CreateAdd(base[k], b.CreateMul(i, stride[k][l], "", true, true), "", true, true)
-                              : base[k]);
-        if (innermost)
-          element(o, index, true);
-        else
-          level(l + 1, o, index);
-        llvm::Value *next = b.CreateAdd(i, b.getInt64(1), "", true, true);
-        i->addIncoming(next, b.GetInsertBlock());
-        auto *after = llvm::BasicBlock::Create(ctx, "d" + std::to_string(l) + ".end", fn);
-        llvm::BranchInst *br = b.CreateCondBr(b.CreateICmpSLT(next, extent[l]), loop, after);
-        if (innermost) {
-          llvm::Metadata *parallel[] = {llvm::MDString::get(ctx, "llvm.loop.parallel_accesses"), group};
-          auto temp = llvm::MDNode::getTemporary(ctx, {});
-          llvm::Metadata *loopOps[] = {temp.get(), llvm::MDNode::get(ctx, parallel)};
-          llvm::MDNode *id = llvm::MDNode::getDistinct(ctx, loopOps);
-          id->replaceOperandWith(0, id);
-          br->setMetadata(llvm::LLVMContext::MD_loop, id);
-        }
-        b.SetInsertPoint(after);
-      };
+  std::function<void(size_t, llvm::Value *, std::vector<llvm::Value *>)> level = [&](size_t l,
+                                                                                     llvm::Value
+                                                                                         *outBase,
+                                                                                     std::vector<
+                                                                                         llvm::Value
+                                                                                             *>
+                                                                                         base) {
+    if (l == numDims)
+      return element(outBase, base, false);
+    bool innermost = l + 1 == numDims;
+    llvm::BasicBlock *pre = b.GetInsertBlock();
+    auto *loop = llvm::BasicBlock::Create(ctx, "d" + std::to_string(l), fn);
+    b.CreateBr(loop);
+    b.SetInsertPoint(loop);
+    llvm::PHINode *i = b.CreatePHI(i64, 2, "i" + std::to_string(l));
+    i->addIncoming(b.getInt64(0), pre);
+    llvm::Value *o =
+        b.CreateAdd(outBase, b.CreateMul(i, outStride[l], "", true, true), "", true, true);
+    std::vector<llvm::Value *> index;
+    for (size_t k = 0; k < operands.size(); ++k)
+      index.push_back(
+          operands[k].tensor && operands[k].full[l]
+              ? b.CreateAdd(base[k], b.CreateMul(i, stride[k][l], "", true, true), "", true, true)
+              : base[k]);
+    if (innermost)
+      element(o, index, true);
+    else
+      level(l + 1, o, index);
+    llvm::Value *next = b.CreateAdd(i, b.getInt64(1), "", true, true);
+    i->addIncoming(next, b.GetInsertBlock());
+    auto *after = llvm::BasicBlock::Create(ctx, "d" + std::to_string(l) + ".end", fn);
+    llvm::BranchInst *br = b.CreateCondBr(b.CreateICmpSLT(next, extent[l]), loop, after);
+    if (innermost) {
+      llvm::Metadata *parallel[] = {llvm::MDString::get(ctx, "llvm.loop.parallel_accesses"), group};
+      auto temp = llvm::MDNode::getTemporary(ctx, {});
+      llvm::Metadata *loopOps[] = {temp.get(), llvm::MDNode::get(ctx, parallel)};
+      llvm::MDNode *id = llvm::MDNode::getDistinct(ctx, loopOps);
+      id->replaceOperandWith(0, id);
+      br->setMetadata(llvm::LLVMContext::MD_loop, id);
+    }
+    b.SetInsertPoint(after);
+  };
   level(0, b.getInt64(0), std::vector<llvm::Value *>(operands.size(), b.getInt64(0)));
   b.CreateBr(done);
   b.SetInsertPoint(done);

@@ -65,7 +65,8 @@ public:
 
   /// Evaluates `body` on the inputs `args` (of dtypes `types`); null when a statement is not
   /// supported (see op).
-  llvm::Value *body(const ElementBody &body, llvm::ArrayRef<llvm::Value *> args, llvm::ArrayRef<DType> types);
+  llvm::Value *body(const ElementBody &body, llvm::ArrayRef<llvm::Value *> args,
+                    llvm::ArrayRef<DType> types);
 
   /// Whether `body` can be evaluated on inputs of dtypes `types` (tried in a scratch function).
   bool supports(const ElementBody &body, llvm::ArrayRef<DType> types);

@@ -23,7 +23,7 @@ namespace dlm::codegen {
 
 struct EmitOptions {
   bool withMain = false; ///< also define the C `main` of an AOT executable
-  bool verify = true;    ///< run LLVM's module verifier on the result (an invalid module is an error)
+  bool verify = true; ///< run LLVM's module verifier on the result (an invalid module is an error)
   /// The text of a source line (for the caret of run-time errors), "" when unknown.
   std::function<std::string(const graph::Location &)> sourceLine;
 };

@@ -33,10 +33,11 @@ std::unique_ptr<llvm::TargetMachine> nvptxMachine(std::string &error) {
     LLVMInitializeNVPTXAsmPrinter();
   });
   const llvm::Target *target = llvm::TargetRegistry::lookupTarget(kTriple, error);
-  if (!target) return nullptr;
-  return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
-      kTriple, kPtxArch, kPtxFeatures, llvm::TargetOptions(), std::nullopt, std::nullopt,
-      llvm::CodeGenOptLevel::Aggressive));
+  if (!target)
+    return nullptr;
+  return std::unique_ptr<llvm::TargetMachine>(
+      target->createTargetMachine(kTriple, kPtxArch, kPtxFeatures, llvm::TargetOptions(),
+                                  std::nullopt, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
 }
 
 /// LLVM's -O3 pipeline for the NVPTX target (its callbacks add NVVMReflect and friends).
@@ -57,8 +58,9 @@ void optimize(llvm::Module &m, llvm::TargetMachine &tm) {
 
 /// Builds the kernel (see Nvptx.h for its parameters) into `m`; false with `error` when the
 /// body has no GPU form.
-bool buildKernel(llvm::Module &m, const ElementBody &body, const std::vector<rt::FusedOperand> &operands,
-                 size_t rank, const std::string &name, std::string &error) {
+bool buildKernel(llvm::Module &m, const ElementBody &body,
+                 const std::vector<rt::FusedOperand> &operands, size_t rank,
+                 const std::string &name, std::string &error) {
   llvm::LLVMContext &ctx = m.getContext();
   llvm::IRBuilder<> b(ctx);
   ElementCode code(b, m);
@@ -84,7 +86,9 @@ bool buildKernel(llvm::Module &m, const ElementBody &body, const std::vector<rt:
   auto *loop = llvm::BasicBlock::Create(ctx, "element", fn);
   auto *done = llvm::BasicBlock::Create(ctx, "done", fn);
   b.SetInsertPoint(entry);
-  auto sreg = [&](llvm::Intrinsic::ID id) { return b.CreateZExt(b.CreateIntrinsic(id, {}, {}), i64); };
+  auto sreg = [&](llvm::Intrinsic::ID id) {
+    return b.CreateZExt(b.CreateIntrinsic(id, {}, {}), i64);
+  };
   llvm::Value *tid = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
   llvm::Value *ntid = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x);
   llvm::Value *ctaid = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
@@ -133,7 +137,8 @@ bool buildKernel(llvm::Module &m, const ElementBody &body, const std::vector<rt:
     return false;
   }
   DType dt = body.back().dtype;
-  if (dt == DType::Bool) r = b.CreateZExt(r, b.getInt8Ty());
+  if (dt == DType::Bool)
+    r = b.CreateZExt(r, b.getInt8Ty());
   b.CreateStore(r, b.CreateInBoundsGEP(code.memoryType(dt), fn->getArg(0), i));
   llvm::Value *next = b.CreateAdd(i, step, "", true, true);
   i->addIncoming(next, b.GetInsertBlock());
@@ -156,25 +161,28 @@ bool buildKernel(llvm::Module &m, const ElementBody &body, const std::vector<rt:
   return true;
 }
 
-bool compileForRuntime(std::string_view bodyText, std::span<const rt::FusedOperand> operands, size_t rank,
-                       std::string &ptx, std::string &entry, std::string &error) {
+bool compileForRuntime(std::string_view bodyText, std::span<const rt::FusedOperand> operands,
+                       size_t rank, std::string &ptx, std::string &entry, std::string &error) {
   std::optional<ElementBody> body = opt::parseFusedBody(bodyText, operands.size());
   if (!body || body->empty()) {
     error = "malformed fused body '" + std::string(bodyText) + "'";
     return false;
   }
   entry = "dlm_fused";
-  std::optional<std::string> text =
-      compileFusedPtx(*body, std::vector<rt::FusedOperand>(operands.begin(), operands.end()), rank, entry, error);
-  if (!text) return false;
+  std::optional<std::string> text = compileFusedPtx(
+      *body, std::vector<rt::FusedOperand>(operands.begin(), operands.end()), rank, entry, error);
+  if (!text)
+    return false;
   ptx = std::move(*text);
   return true;
 }
 
 } // namespace
 
-std::optional<std::string> compileFusedPtx(const ElementBody &body, const std::vector<rt::FusedOperand> &operands,
-                                           size_t rank, const std::string &name, std::string &error) {
+std::optional<std::string> compileFusedPtx(const ElementBody &body,
+                                           const std::vector<rt::FusedOperand> &operands,
+                                           size_t rank, const std::string &name,
+                                           std::string &error) {
   if (rank > kMaxRank) {
     error = "rank " + std::to_string(rank) + " exceeds " + std::to_string(kMaxRank);
     return std::nullopt;
@@ -184,12 +192,14 @@ std::optional<std::string> compileFusedPtx(const ElementBody &body, const std::v
     return std::nullopt;
   }
   std::unique_ptr<llvm::TargetMachine> tm = nvptxMachine(error);
-  if (!tm) return std::nullopt;
+  if (!tm)
+    return std::nullopt;
   llvm::LLVMContext ctx;
   llvm::Module m(name, ctx);
   m.setTargetTriple(kTriple);
   m.setDataLayout(tm->createDataLayout());
-  if (!buildKernel(m, body, operands, rank, name, error)) return std::nullopt;
+  if (!buildKernel(m, body, operands, rank, name, error))
+    return std::nullopt;
   optimize(m, *tm);
   llvm::SmallString<0> text;
   llvm::raw_svector_ostream os(text);
@@ -206,11 +216,13 @@ void installPtxCompiler() { rt::setFusedPtxCompiler(compileForRuntime); }
 
 bool printPtx(const graph::Graph &graph, DiagnosticEngine &diags, llvm::raw_ostream &os) {
   for (const graph::Node &n : graph.nodes()) {
-    if (n.op != "fused" || n.numResults() != 1 || !n.results[0].isTensor() || n.results[0].rank() == 0)
+    if (n.op != "fused" || n.numResults() != 1 || !n.results[0].isTensor() ||
+        n.results[0].rank() == 0)
       continue;
     const AttrValue *attr = n.attr("body");
     const std::string *text = attr ? std::get_if<std::string>(attr) : nullptr;
-    std::optional<ElementBody> body = text ? opt::parseFusedBody(*text, n.inputs.size()) : std::nullopt;
+    std::optional<ElementBody> body =
+        text ? opt::parseFusedBody(*text, n.inputs.size()) : std::nullopt;
     if (!body) {
       diags.error("internal error: fused node %" + std::to_string(n.id) + " has a malformed body");
       return false;
@@ -222,8 +234,8 @@ bool printPtx(const graph::Graph &graph, DiagnosticEngine &diags, llvm::raw_ostr
     }
     os << "// fused %" << n.id << " : " << n.results[0].str() << " {body = \"" << *text << "\"}\n";
     std::string error;
-    std::optional<std::string> ptx =
-        compileFusedPtx(*body, operands, n.results[0].rank(), "dlm_fused_" + std::to_string(n.id), error);
+    std::optional<std::string> ptx = compileFusedPtx(*body, operands, n.results[0].rank(),
+                                                     "dlm_fused_" + std::to_string(n.id), error);
     if (!ptx) {
       if (error.starts_with("internal error")) {
         diags.error(error);

@@ -43,8 +43,9 @@ inline constexpr const char *kPtxArch = "sm_90";
 /// `rank` dims. nullopt with `error` set when the body uses something the generated GPU code
 /// cannot do (an op that needs the C library, an unsupported conversion) or `rank` > 8.
 std::optional<std::string> compileFusedPtx(const std::vector<opt::FusedStatement> &body,
-                                           const std::vector<rt::FusedOperand> &operands, size_t rank,
-                                           const std::string &name, std::string &error);
+                                           const std::vector<rt::FusedOperand> &operands,
+                                           size_t rank, const std::string &name,
+                                           std::string &error);
 
 /// Installs compileFusedPtx as the runtime's rt::FusedPtxCompiler (the CUDA backend's `fused`
 /// kernel calls it). Idempotent.

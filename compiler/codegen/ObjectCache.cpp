@@ -58,7 +58,8 @@ namespace {
 std::string buildIdOf(const dl_phdr_info &object) {
   for (int i = 0; i < object.dlpi_phnum; ++i) {
     const ElfW(Phdr) &segment = object.dlpi_phdr[i];
-    if (segment.p_type != PT_NOTE) continue;
+    if (segment.p_type != PT_NOTE)
+      continue;
     // Notes are padded to 4 bytes, or 8 in a segment aligned to 8 (.note.gnu.property).
     size_t align = segment.p_align == 8 ? 8 : 4;
     auto pad = [&](size_t n) { return (n + align - 1) / align * align; };
@@ -68,8 +69,10 @@ std::string buildIdOf(const dl_phdr_info &object) {
       const auto *note = reinterpret_cast<const ElfW(Nhdr) *>(at);
       const char *name = at + sizeof(ElfW(Nhdr));
       const char *desc = name + pad(note->n_namesz);
-      if (desc + note->n_descsz > end) break;
-      if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 && std::memcmp(name, "GNU", 4) == 0)
+      if (desc + note->n_descsz > end)
+        break;
+      if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 &&
+          std::memcmp(name, "GNU", 4) == 0)
         return llvm::toHex(llvm::StringRef(desc, note->n_descsz), /*LowerCase=*/true);
       at = desc + pad(note->n_descsz);
     }
@@ -81,7 +84,8 @@ bool holdsAddress(const dl_phdr_info &object, uintptr_t address) {
   for (int i = 0; i < object.dlpi_phnum; ++i) {
     const ElfW(Phdr) &segment = object.dlpi_phdr[i];
     uintptr_t start = object.dlpi_addr + segment.p_vaddr;
-    if (segment.p_type == PT_LOAD && address >= start && address < start + segment.p_memsz) return true;
+    if (segment.p_type == PT_LOAD && address >= start && address < start + segment.p_memsz)
+      return true;
   }
   return false;
 }
@@ -93,8 +97,10 @@ struct BuildIds {
 
 int visitLoadedObject(dl_phdr_info *object, size_t, void *data) {
   auto &ids = *static_cast<BuildIds *>(data);
-  if (holdsAddress(*object, ids.code)) ids.dlm = buildIdOf(*object);
-  if (object->dlpi_name && llvm::StringRef(object->dlpi_name).contains("libLLVM")) ids.llvm = buildIdOf(*object);
+  if (holdsAddress(*object, ids.code))
+    ids.dlm = buildIdOf(*object);
+  if (object->dlpi_name && llvm::StringRef(object->dlpi_name).contains("libLLVM"))
+    ids.llvm = buildIdOf(*object);
   return 0;
 }
 
@@ -104,7 +110,8 @@ const std::string &buildIdentity() {
   static const std::string identity = [] {
     BuildIds ids{reinterpret_cast<uintptr_t>(&visitLoadedObject), "", ""};
     dl_iterate_phdr(visitLoadedObject, &ids);
-    if (ids.dlm.empty()) return std::string();
+    if (ids.dlm.empty())
+      return std::string();
     return "dlm " + ids.dlm + (ids.llvm.empty() ? "" : "; libLLVM " + ids.llvm);
   }();
   return identity;
@@ -117,13 +124,15 @@ namespace {
 /// Bytes in "N", "NK", "NM" or "NG" (binary multiples; case ignored); nullopt otherwise.
 std::optional<uint64_t> parseSize(llvm::StringRef text) {
   uint64_t n = 0;
-  if (text.consumeInteger(10, n)) return std::nullopt;
-  unsigned shift = text.empty()                    ? 0
+  if (text.consumeInteger(10, n))
+    return std::nullopt;
+  unsigned shift = text.empty()                   ? 0
                    : text.equals_insensitive("k") ? 10
                    : text.equals_insensitive("m") ? 20
                    : text.equals_insensitive("g") ? 30
-                                                   : 64;
-  if (shift == 64 || (shift && n > (UINT64_MAX >> shift))) return std::nullopt;
+                                                  : 64;
+  if (shift == 64 || (shift && n > (UINT64_MAX >> shift)))
+    return std::nullopt;
   return n << shift;
 }
 
@@ -131,18 +140,27 @@ std::optional<uint64_t> parseSize(llvm::StringRef text) {
 /// "" when neither. A sticky directory may be writable by others: they cannot replace or remove
 /// what the user put there.
 std::string untrusted(uint32_t owner, uint32_t mode, uint32_t uid, bool stickyIsEnough) {
-  if (owner != uid) return "is owned by uid " + std::to_string(owner) + ", not by this user (uid " + std::to_string(uid) + ")";
+  if (owner != uid)
+    return "is owned by uid " + std::to_string(owner) + ", not by this user (uid " +
+           std::to_string(uid) + ")";
   bool group = mode & S_IWGRP, others = mode & S_IWOTH;
-  if (!group && !others) return "";
-  if (stickyIsEnough && (mode & S_ISVTX)) return "";
+  if (!group && !others)
+    return "";
+  if (stickyIsEnough && (mode & S_ISVTX))
+    return "";
   std::string octal;
   llvm::raw_string_ostream(octal) << llvm::format("%04o", mode & 07777);
-  return std::string("is writable by ") + (group && others ? "its group and others" : group ? "its group" : "others") +
+  return std::string("is writable by ") +
+         (group && others ? "its group and others"
+          : group         ? "its group"
+                          : "others") +
          " (mode " + octal + (stickyIsEnough ? ", not sticky)" : ")");
 }
 
 /// The warning of a cache that is off for the run because of `reason`.
-std::string offForTheRun(llvm::StringRef reason) { return "the object cache is off for this run: " + reason.str(); }
+std::string offForTheRun(llvm::StringRef reason) {
+  return "the object cache is off for this run: " + reason.str();
+}
 
 /// The cache directory, opened, or why it cannot be used.
 struct OpenedDirectory {
@@ -158,15 +176,18 @@ OpenedDirectory openDirectory(llvm::StringRef path) {
   std::string quoted = "'" + path.str() + "'";
   opened.fd = ::open(path.str().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (opened.fd < 0) {
-    opened.off = errno == ENOTDIR ? quoted + " is not a directory" : "cannot open " + quoted + ": " + std::strerror(errno);
+    opened.off = errno == ENOTDIR ? quoted + " is not a directory"
+                                  : "cannot open " + quoted + ": " + std::strerror(errno);
     return opened;
   }
   struct stat status;
   if (::fstat(opened.fd, &status) != 0)
     opened.off = "cannot stat " + quoted + ": " + std::strerror(errno);
-  else if (opened.off = untrustedDirectory(path, status.st_uid, status.st_mode, ::geteuid()); !opened.off.empty())
+  else if (opened.off = untrustedDirectory(path, status.st_uid, status.st_mode, ::geteuid());
+           !opened.off.empty())
     opened.untrusted = true;
-  if (!opened.off.empty()) ::close(std::exchange(opened.fd, -1));
+  if (!opened.off.empty())
+    ::close(std::exchange(opened.fd, -1));
   return opened;
 }
 
@@ -189,7 +210,8 @@ ObjectCacheConfig objectCacheConfigFromEnvironment() {
       config.maxBytes = *bytes;
     else
       config.warnings.push_back("ignoring DLM_CACHE_MAX_SIZE='" + std::string(size) +
-                                "' (expected bytes, or a number with a K, M or G suffix); the object cache keeps at most 256M");
+                                "' (expected bytes, or a number with a K, M or G suffix); the "
+                                "object cache keeps at most 256M");
   }
   llvm::SmallString<256> dir;
   const char *xdg = std::getenv("XDG_CACHE_HOME"), *home = std::getenv("HOME");
@@ -215,7 +237,8 @@ ObjectCacheConfig objectCacheConfigFromEnvironment() {
   OpenedDirectory opened = openDirectory(dir);
   if (opened.fd < 0) {
     config.off = opened.off;
-    if (opened.untrusted) config.warnings.push_back(offForTheRun(opened.off));
+    if (opened.untrusted)
+      config.warnings.push_back(offForTheRun(opened.off));
     return config;
   }
   ::close(opened.fd);
@@ -256,19 +279,27 @@ std::string entryHeader(const ObjectKey &key, llvm::StringRef payload) {
 
 /// Why `entry` is not a whole entry for `key`; "" when it is.
 std::string checkEntry(llvm::StringRef entry, const ObjectKey &key) {
-  if (!entry.starts_with(kMagic)) return kMagic.starts_with(entry) ? "truncated header" : "not a dlm object cache entry";
-  if (entry.size() < kHeaderSize) return "truncated header";
+  if (!entry.starts_with(kMagic))
+    return kMagic.starts_with(entry) ? "truncated header" : "not a dlm object cache entry";
+  if (entry.size() < kHeaderSize)
+    return "truncated header";
   const char *h = entry.data();
   if (uint32_t version = endian::read32le(h + kVersionAt); version != kFormatVersion)
-    return "entry format version " + std::to_string(version) + ", this dlm reads " + std::to_string(kFormatVersion);
-  if (endian::read32le(h + kHeaderSizeAt) != kHeaderSize) return "corrupt header";
-  if (std::memcmp(h + kKeyAt, key.data(), key.size()) != 0) return "entry of another key";
+    return "entry format version " + std::to_string(version) + ", this dlm reads " +
+           std::to_string(kFormatVersion);
+  if (endian::read32le(h + kHeaderSizeAt) != kHeaderSize)
+    return "corrupt header";
+  if (std::memcmp(h + kKeyAt, key.data(), key.size()) != 0)
+    return "entry of another key";
   uint64_t length = endian::read64le(h + kLengthAt);
   if (length != entry.size() - kHeaderSize)
-    return (length > entry.size() - kHeaderSize ? "truncated: " : "corrupt: ") + std::to_string(entry.size() - kHeaderSize) +
-           " bytes of object where the header says " + std::to_string(length);
-  ObjectKey checksum = llvm::BLAKE3::hash(llvm::arrayRefFromStringRef(entry.drop_front(kHeaderSize)));
-  if (std::memcmp(h + kChecksumAt, checksum.data(), checksum.size()) != 0) return "corrupt: checksum mismatch";
+    return (length > entry.size() - kHeaderSize ? "truncated: " : "corrupt: ") +
+           std::to_string(entry.size() - kHeaderSize) + " bytes of object where the header says " +
+           std::to_string(length);
+  ObjectKey checksum =
+      llvm::BLAKE3::hash(llvm::arrayRefFromStringRef(entry.drop_front(kHeaderSize)));
+  if (std::memcmp(h + kChecksumAt, checksum.data(), checksum.size()) != 0)
+    return "corrupt: checksum mismatch";
   return "";
 }
 
@@ -292,11 +323,13 @@ bool isTempName(llvm::StringRef name) {
 ObjectCache::ObjectCache(ObjectCacheConfig configuration) : config(std::move(configuration)) {
   OpenedDirectory opened = openDirectory(config.directory);
   directoryFd = opened.fd;
-  if (directoryFd < 0) refused = opened.off;
+  if (directoryFd < 0)
+    refused = opened.off;
 }
 
 ObjectCache::~ObjectCache() {
-  if (directoryFd >= 0) ::close(directoryFd);
+  if (directoryFd >= 0)
+    ::close(directoryFd);
 }
 
 std::string ObjectCache::entryPath(const ObjectKey &key) const {
@@ -312,24 +345,30 @@ std::string ObjectCache::refusal() const {
 
 std::string ObjectCache::takeWarning() const {
   std::lock_guard<std::mutex> guard(refusalLock);
-  if (refused.empty() || std::exchange(reported, true)) return "";
+  if (refused.empty() || std::exchange(reported, true))
+    return "";
   return offForTheRun(refused);
 }
 
 std::string ObjectCache::refuse(std::string reason) const {
   std::lock_guard<std::mutex> guard(refusalLock);
-  if (refused.empty()) refused = std::move(reason);
+  if (refused.empty())
+    refused = std::move(reason);
   return refused;
 }
 
-std::unique_ptr<llvm::MemoryBuffer> ObjectCache::load(const ObjectKey &key, std::string &why) const {
-  if (why = refusal(); !why.empty()) return nullptr;
+std::unique_ptr<llvm::MemoryBuffer> ObjectCache::load(const ObjectKey &key,
+                                                      std::string &why) const {
+  if (why = refusal(); !why.empty())
+    return nullptr;
   std::string name = keyToHex(key) + kEntrySuffix, path = entryPath(key);
   // Not through a symbolic link (whoever planted it chose what it points to), and never
   // blocking on a FIFO planted under the name.
   int fd = ::openat(directoryFd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
-    why = errno == ENOENT ? "no entry" : errno == ELOOP ? "a symbolic link, not an entry" : "cannot open: " + std::string(std::strerror(errno));
+    why = errno == ENOENT  ? "no entry"
+          : errno == ELOOP ? "a symbolic link, not an entry"
+                           : "cannot open: " + std::string(std::strerror(errno));
     return nullptr;
   }
   auto closeFile = llvm::make_scope_exit([&] { ::close(fd); });
@@ -342,19 +381,22 @@ std::unique_ptr<llvm::MemoryBuffer> ObjectCache::load(const ObjectKey &key, std:
     why = "not a regular file";
     return nullptr;
   }
-  if (std::string distrust = untrustedEntry(path, status.st_uid, status.st_mode, ::geteuid()); !distrust.empty()) {
+  if (std::string distrust = untrustedEntry(path, status.st_uid, status.st_mode, ::geteuid());
+      !distrust.empty()) {
     why = refuse(distrust);
     return nullptr;
   }
   // Read, not mapped: a file cut short under a mapping would fault.
-  auto entry = llvm::MemoryBuffer::getOpenFile(fs::convertFDToNativeFile(fd), path, status.st_size,
-                                               /*RequiresNullTerminator=*/false, /*IsVolatile=*/true);
+  auto entry =
+      llvm::MemoryBuffer::getOpenFile(fs::convertFDToNativeFile(fd), path, status.st_size,
+                                      /*RequiresNullTerminator=*/false, /*IsVolatile=*/true);
   if (!entry) {
     why = "cannot read: " + entry.getError().message();
     return nullptr;
   }
   why = checkEntry((*entry)->getBuffer(), key);
-  if (!why.empty()) return nullptr;
+  if (!why.empty())
+    return nullptr;
   // Least recently used first: a hit makes the entry new again. Not an error when it cannot
   // (a cache directory shared read-only).
   (void)fs::setLastAccessAndModificationTime(fd, std::chrono::system_clock::now());
@@ -362,7 +404,8 @@ std::unique_ptr<llvm::MemoryBuffer> ObjectCache::load(const ObjectKey &key, std:
 }
 
 bool ObjectCache::store(const ObjectKey &key, llvm::StringRef object, std::string &why) const {
-  if (why = refusal(); !why.empty()) return false;
+  if (why = refusal(); !why.empty())
+    return false;
   // A new file of a random name (O_EXCL: never one that exists, nor through a symbolic link),
   // renamed over the entry's name (which replaces a link planted there, never follows it).
   std::string temp;
@@ -371,8 +414,10 @@ bool ObjectCache::store(const ObjectKey &key, llvm::StringRef object, std::strin
     char suffix[16];
     std::snprintf(suffix, sizeof suffix, "-%08x.tmp", llvm::sys::Process::GetRandomNumber());
     temp = keyToHex(key) + suffix;
-    fd = ::openat(directoryFd, temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0 && errno != EEXIST) break;
+    fd = ::openat(directoryFd, temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                  0600);
+    if (fd < 0 && errno != EEXIST)
+      break;
   }
   if (fd < 0) {
     why = "cannot create a file in '" + config.directory + "': " + std::strerror(errno);
@@ -400,7 +445,8 @@ bool ObjectCache::store(const ObjectKey &key, llvm::StringRef object, std::strin
 }
 
 void ObjectCache::remove(const ObjectKey &key) const {
-  if (directoryFd >= 0) ::unlinkat(directoryFd, (keyToHex(key) + kEntrySuffix).c_str(), 0);
+  if (directoryFd >= 0)
+    ::unlinkat(directoryFd, (keyToHex(key) + kEntrySuffix).c_str(), 0);
 }
 
 unsigned ObjectCache::evict() const {
@@ -409,12 +455,14 @@ unsigned ObjectCache::evict() const {
     uint64_t size;
     struct timespec used;
   };
-  if (directoryFd < 0) return 0;
+  if (directoryFd < 0)
+    return 0;
   // A DIR of its own (its file offset is shared with directoryFd, which nothing else reads).
   int listFd = ::dup(directoryFd);
   DIR *list = listFd < 0 ? nullptr : ::fdopendir(listFd);
   if (!list) {
-    if (listFd >= 0) ::close(listFd);
+    if (listFd >= 0)
+      ::close(listFd);
     return 0;
   }
   auto closeList = llvm::make_scope_exit([&] { ::closedir(list); });
@@ -425,22 +473,28 @@ unsigned ObjectCache::evict() const {
   while (const struct dirent *item = ::readdir(list)) {
     llvm::StringRef name = item->d_name;
     bool entry = isEntryName(name);
-    if (!entry && !isTempName(name)) continue;
+    if (!entry && !isTempName(name))
+      continue;
     struct stat status;
-    if (::fstatat(directoryFd, item->d_name, &status, AT_SYMLINK_NOFOLLOW) != 0) continue; // removed by another dlm meanwhile
+    if (::fstatat(directoryFd, item->d_name, &status, AT_SYMLINK_NOFOLLOW) != 0)
+      continue; // removed by another dlm meanwhile
     if (!entry) {
-      if (status.st_mtime < anHourAgo) ::unlinkat(directoryFd, item->d_name, 0);
+      if (status.st_mtime < anHourAgo)
+        ::unlinkat(directoryFd, item->d_name, 0);
       continue;
     }
     entries.push_back({name.str(), (uint64_t)status.st_size, status.st_mtim});
     total += status.st_size;
   }
-  if (total <= config.maxBytes) return 0;
+  if (total <= config.maxBytes)
+    return 0;
   auto order = [](const Entry &e) { return std::tie(e.used.tv_sec, e.used.tv_nsec, e.name); };
-  std::sort(entries.begin(), entries.end(), [&](const Entry &a, const Entry &b) { return order(a) < order(b); });
+  std::sort(entries.begin(), entries.end(),
+            [&](const Entry &a, const Entry &b) { return order(a) < order(b); });
   unsigned removed = 0;
   for (const Entry &e : entries) {
-    if (total <= config.maxBytes) break;
+    if (total <= config.maxBytes)
+      break;
     // Another dlm may have removed it first: it is gone either way.
     ::unlinkat(directoryFd, e.name.c_str(), 0);
     total -= e.size;

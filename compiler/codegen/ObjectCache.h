@@ -56,10 +56,11 @@ const std::string &buildIdentity();
 
 /// The cache directory and the size bound, with what `dlm run` reads from the environment.
 struct ObjectCacheConfig {
-  std::string directory;               ///< empty: the cache is off (`off` says why)
-  std::string off;                     ///< why there is no cache (for --time-passes)
-  std::vector<std::string> warnings;   ///< to report once: a malformed DLM_CACHE_MAX_SIZE, an untrusted directory
-  uint64_t maxBytes = 256ull << 20;    ///< the entries' total size bound
+  std::string directory; ///< empty: the cache is off (`off` says why)
+  std::string off;       ///< why there is no cache (for --time-passes)
+  std::vector<std::string>
+      warnings; ///< to report once: a malformed DLM_CACHE_MAX_SIZE, an untrusted directory
+  uint64_t maxBytes = 256ull << 20; ///< the entries' total size bound
 };
 
 /// The configuration from the environment: $DLM_CACHE_DIR (set and empty: off), else

@@ -27,7 +27,8 @@ using graph::NodeId;
 using graph::ValueRef;
 
 graph::ValueRef Structure::resolve(const Graph &g, ValueRef v) const {
-  while (roles[v.node] == NodeRole::Forward) v = g.node(v.node).inputs[0];
+  while (roles[v.node] == NodeRole::Forward)
+    v = g.node(v.node).inputs[0];
   return v;
 }
 
@@ -49,19 +50,24 @@ public:
     nodeBody.assign(g.numNodes(), false);
     childFrames.resize(g.numFrames());
     frameNodes.resize(g.numFrames());
-    for (FrameId f = 1; f < g.numFrames(); ++f) childFrames[g.frame(f).parent].push_back(f);
-    for (const Node &n : g.nodes()) frameNodes[n.frame].push_back(n.id);
+    for (FrameId f = 1; f < g.numFrames(); ++f)
+      childFrames[g.frame(f).parent].push_back(f);
+    for (const Node &n : g.nodes())
+      frameNodes[n.frame].push_back(n.id);
     for (FrameId f = 0; f < g.numFrames(); ++f) {
       s.regions[f].frame = f;
-      if (!schedule(f)) return std::nullopt;
+      if (!schedule(f))
+        return std::nullopt;
     }
-    if (!walk(graph::kRootFrame)) return std::nullopt;
+    if (!walk(graph::kRootFrame))
+      return std::nullopt;
     return std::move(s);
   }
 
 private:
   bool fail(NodeId n, std::string message) {
-    if (error.message.empty()) error = {std::move(message), n};
+    if (error.message.empty())
+      error = {std::move(message), n};
     return false;
   }
 
@@ -71,12 +77,13 @@ private:
     s.mergeTrueInput.assign(g.numNodes(), 0);
     for (const Node &n : g.nodes()) {
       NodeRole role = NodeRole::Compute;
-      if (isForwardOp(n.op)) role = NodeRole::Forward;
-      if (n.op == "Exit") role = NodeRole::Exit;
+      if (isForwardOp(n.op))
+        role = NodeRole::Forward;
+      if (n.op == "Exit")
+        role = NodeRole::Exit;
       if (n.op == "Merge") {
-        bool loop = std::any_of(n.inputs.begin(), n.inputs.end(), [&](ValueRef v) {
-          return g.node(v.node).op == "NextIteration";
-        });
+        bool loop = std::any_of(n.inputs.begin(), n.inputs.end(),
+                                [&](ValueRef v) { return g.node(v.node).op == "NextIteration"; });
         role = loop ? NodeRole::LoopMerge : NodeRole::CondMerge;
       }
       s.roles[n.id] = role;
@@ -99,8 +106,10 @@ private:
   /// The item of region `r` that contains node `n` (whose frame lies within r).
   size_t ownerIn(NodeId n, FrameId r) const {
     FrameId f = g.node(n).frame;
-    if (f == r) return n;
-    while (g.frame(f).parent != r) f = g.frame(f).parent;
+    if (f == r)
+      return n;
+    while (g.frame(f).parent != r)
+      f = g.frame(f).parent;
     return loopKey(f);
   }
 
@@ -108,35 +117,44 @@ private:
   /// or one of r's own Exits, which its parent reads).
   bool producedIn(NodeId p, FrameId r) const {
     const Node &n = g.node(p);
-    if (!g.frameWithin(n.frame, r)) return false;
+    if (!g.frameWithin(n.frame, r))
+      return false;
     return !(n.frame == r && s.roles[p] == NodeRole::Exit);
   }
 
   bool schedule(FrameId r) {
     std::vector<size_t> keys;
     for (NodeId n : frameNodes[r])
-      if (s.roles[n] != NodeRole::Exit) keys.push_back(n);
-    for (FrameId c : childFrames[r]) keys.push_back(loopKey(c));
+      if (s.roles[n] != NodeRole::Exit)
+        keys.push_back(n);
+    for (FrameId c : childFrames[r])
+      keys.push_back(loopKey(c));
     std::vector<NodeId> minId(g.numNodes() + g.numFrames(), UINT32_MAX);
     std::vector<std::set<size_t>> succs(minId.size());
     std::vector<size_t> indegree(minId.size(), 0);
     for (const Node &n : g.nodes()) {
-      if (!producedIn(n.id, r)) continue;
+      if (!producedIn(n.id, r))
+        continue;
       size_t dst = ownerIn(n.id, r);
       minId[dst] = std::min(minId[dst], n.id);
       auto depend = [&](NodeId p) {
-        if (!producedIn(p, r)) return;
+        if (!producedIn(p, r))
+          return;
         size_t src = ownerIn(p, r);
-        if (src != dst && succs[src].insert(dst).second) ++indegree[dst];
+        if (src != dst && succs[src].insert(dst).second)
+          ++indegree[dst];
       };
       for (ValueRef v : n.inputs)
-        if (!isBackEdge(n, v)) depend(v.node);
-      for (NodeId c : n.controlInputs) depend(c);
+        if (!isBackEdge(n, v))
+          depend(v.node);
+      for (NodeId c : n.controlInputs)
+        depend(c);
     }
     using Entry = std::pair<NodeId, size_t>;
     std::priority_queue<Entry, std::vector<Entry>, std::greater<>> ready;
     for (size_t k : keys)
-      if (indegree[k] == 0) ready.push({minId[k], k});
+      if (indegree[k] == 0)
+        ready.push({minId[k], k});
     Region &region = s.regions[r];
     while (!ready.empty()) {
       size_t k = ready.top().second;
@@ -148,7 +166,8 @@ private:
         item.node = (NodeId)k;
       region.items.push_back(item);
       for (size_t next : succs[k])
-        if (--indegree[next] == 0) ready.push({minId[next], next});
+        if (--indegree[next] == 0)
+          ready.push({minId[next], next});
     }
     if (region.items.size() != keys.size())
       return fail(frameNodes[r].empty() ? 0 : frameNodes[r][0],
@@ -174,26 +193,32 @@ private:
   }
 
   bool valueBody(ValueRef v) const {
-    if (isLoopSwitch(v.node)) return v.port == 1;
+    if (isLoopSwitch(v.node))
+      return v.port == 1;
     return nodeBody[v.node];
   }
 
   bool walk(FrameId r) {
     Region &region = s.regions[r];
-    if (r != graph::kRootFrame && !describeLoop(r)) return false;
+    if (r != graph::kRootFrame && !describeLoop(r))
+      return false;
     for (Item &item : region.items) {
       if (item.isLoop()) {
-        if (!walkLoop(item.loop)) return false;
+        if (!walkLoop(item.loop))
+          return false;
         item.guard = s.regions[item.loop].guard;
         item.body = s.regions[item.loop].body;
-        for (NodeId x : s.regions[item.loop].exits) region.owned.push_back(x);
+        for (NodeId x : s.regions[item.loop].exits)
+          region.owned.push_back(x);
         continue;
       }
-      if (!visitNode(item.node)) return false;
+      if (!visitNode(item.node))
+        return false;
       item.guard = s.nodeGuards[item.node];
       item.body = nodeBody[item.node];
       NodeRole role = s.roles[item.node];
-      if (role == NodeRole::Compute || role == NodeRole::CondMerge) region.owned.push_back(item.node);
+      if (role == NodeRole::Compute || role == NodeRole::CondMerge)
+        region.owned.push_back(item.node);
     }
     return true;
   }
@@ -201,12 +226,15 @@ private:
   bool walkLoop(FrameId f) {
     Region &loop = s.regions[f];
     for (NodeId n : frameNodes[f]) {
-      if (g.node(n).op != "Enter") continue;
+      if (g.node(n).op != "Enter")
+        continue;
       ValueRef in = g.node(n).inputs[0];
-      if (!join(loop.guard, valueGuard(in), n)) return false;
+      if (!join(loop.guard, valueGuard(in), n))
+        return false;
       loop.body = loop.body || valueBody(in);
     }
-    if (!walk(f)) return false;
+    if (!walk(f))
+      return false;
     for (NodeId x : loop.exits) {
       ValueRef in = g.node(x).inputs[0];
       if (valueBody(in) || !s.nodeGuards[in.node].empty())
@@ -229,7 +257,8 @@ private:
       } else if (node.op == "Exit") {
         loop.exits.push_back(n);
       } else if (s.roles[n] == NodeRole::LoopMerge) {
-        if (!describeMerge(node, loop)) return false;
+        if (!describeMerge(node, loop))
+          return false;
       }
     }
     if (conds != 1)
@@ -243,7 +272,8 @@ private:
     const Node *enter = nullptr, *next = nullptr;
     for (ValueRef v : merge.inputs) {
       const Node &in = g.node(v.node);
-      if (in.op == "Enter" && !enter && !(in.attrAs<bool>("is_constant") && *in.attrAs<bool>("is_constant")))
+      if (in.op == "Enter" && !enter &&
+          !(in.attrAs<bool>("is_constant") && *in.attrAs<bool>("is_constant")))
         enter = &in;
       else if (in.op == "NextIteration" && !next)
         next = &in;
@@ -268,15 +298,18 @@ private:
       nodeBody[id] = false;
       return true;
     }
-    if (role == NodeRole::CondMerge && !joinBranches(n, guard)) return false;
+    if (role == NodeRole::CondMerge && !joinBranches(n, guard))
+      return false;
     for (ValueRef v : n.inputs) {
       if (isLoopSwitch(v.node) && v.port == 0 && role != NodeRole::Exit)
         return fail(id, "only an Exit may read the false side of a loop's Switch");
-      if (role != NodeRole::CondMerge && !join(guard, valueGuard(v), id)) return false;
+      if (role != NodeRole::CondMerge && !join(guard, valueGuard(v), id))
+        return false;
       body = body || valueBody(v);
     }
     for (NodeId c : n.controlInputs) {
-      if (!join(guard, s.nodeGuards[c], id)) return false;
+      if (!join(guard, s.nodeGuards[c], id))
+        return false;
       body = body || nodeBody[c];
     }
     if (n.op == "NextIteration" && !guard.empty())

@@ -63,22 +63,22 @@ struct Region {
   graph::FrameId frame = graph::kRootFrame;
   std::vector<Item> items; ///< in emission order (header items and body items interleave)
   // Loops only:
-  graph::ValueRef pred;                      ///< the LoopCond's operand
-  std::vector<graph::NodeId> merges;         ///< loop-carried variables
-  std::vector<graph::ValueRef> mergeInit;    ///< each merge's initial value (the Enter's operand)
-  std::vector<graph::ValueRef> mergeNext;    ///< each merge's next value (NextIteration's operand)
-  std::vector<graph::NodeId> exits;          ///< Exit nodes of this frame
-  Guard guard;                               ///< the loop item's guard in the parent
-  bool body = false;                         ///< the loop item is in the parent loop's body
+  graph::ValueRef pred;                   ///< the LoopCond's operand
+  std::vector<graph::NodeId> merges;      ///< loop-carried variables
+  std::vector<graph::ValueRef> mergeInit; ///< each merge's initial value (the Enter's operand)
+  std::vector<graph::ValueRef> mergeNext; ///< each merge's next value (NextIteration's operand)
+  std::vector<graph::NodeId> exits;       ///< Exit nodes of this frame
+  Guard guard;                            ///< the loop item's guard in the parent
+  bool body = false;                      ///< the loop item is in the parent loop's body
   /// Compute/CondMerge nodes of this frame and Exits of child loops: storage owned by one
   /// iteration (the root region: by the whole program).
   std::vector<graph::NodeId> owned;
 };
 
 struct Structure {
-  std::vector<NodeRole> roles;       ///< by NodeId
-  std::vector<Region> regions;       ///< by FrameId
-  std::vector<Guard> nodeGuards;     ///< by NodeId: when the node runs
+  std::vector<NodeRole> roles;   ///< by NodeId
+  std::vector<Region> regions;   ///< by FrameId
+  std::vector<Guard> nodeGuards; ///< by NodeId: when the node runs
   /// For a CondMerge: the joined predicate, and which input is taken when it is true.
   std::vector<graph::ValueRef> mergePred;
   std::vector<uint32_t> mergeTrueInput;

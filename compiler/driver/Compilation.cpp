@@ -6,11 +6,11 @@
 #include "compiler/driver/CrashGuard.h"
 #include "compiler/frontend/ASTDumper.h"
 #include "compiler/frontend/Parse.h"
-#include "compiler/sema/Sema.h"
 #include "compiler/ir/Dlmir.h"
 #include "compiler/ir/DotWriter.h"
 #include "compiler/lower/Lower.h"
 #include "compiler/opt/Pipeline.h"
+#include "compiler/sema/Sema.h"
 #include "runtime/DeviceSelect.h"
 
 #include "llvm/Support/Format.h"
@@ -18,8 +18,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <cstdlib>
+#include <ctime>
 
 namespace dlm {
 
@@ -31,13 +31,20 @@ constexpr Stage kStages[] = {Stage::Parse, Stage::Sema, Stage::Lower, Stage::Opt
 /// What the crash banner says a stage was doing.
 const char *stageActivity(Stage stage) {
   switch (stage) {
-  case Stage::Lex: return "lexing";
-  case Stage::Parse: return "parsing";
-  case Stage::Sema: return "checking";
-  case Stage::Lower: return "lowering";
-  case Stage::Autodiff: return "differentiating";
-  case Stage::Opt: return "optimising";
-  case Stage::Codegen: return "generating code for";
+  case Stage::Lex:
+    return "lexing";
+  case Stage::Parse:
+    return "parsing";
+  case Stage::Sema:
+    return "checking";
+  case Stage::Lower:
+    return "lowering";
+  case Stage::Autodiff:
+    return "differentiating";
+  case Stage::Opt:
+    return "optimising";
+  case Stage::Codegen:
+    return "generating code for";
   }
   return "compiling";
 }
@@ -45,13 +52,20 @@ const char *stageActivity(Stage stage) {
 /// The stage's name in --time-passes output.
 const char *stageName(Stage stage) {
   switch (stage) {
-  case Stage::Lex: return "lex";
-  case Stage::Parse: return "parse";
-  case Stage::Sema: return "sema";
-  case Stage::Lower: return "lower";
-  case Stage::Autodiff: return "autodiff";
-  case Stage::Opt: return "opt";
-  case Stage::Codegen: return "codegen";
+  case Stage::Lex:
+    return "lex";
+  case Stage::Parse:
+    return "parse";
+  case Stage::Sema:
+    return "sema";
+  case Stage::Lower:
+    return "lower";
+  case Stage::Autodiff:
+    return "autodiff";
+  case Stage::Opt:
+    return "opt";
+  case Stage::Codegen:
+    return "codegen";
   }
   return "compile";
 }
@@ -137,7 +151,8 @@ const EmitKindInfo kEmitKinds[] = {
     {EmitKind::Grad, "grad", "the graph after differentiation", Stage::Lower, printGradIR},
     {EmitKind::Opt, "opt", "the graph after optimisation", Stage::Opt, printGraphIR},
     {EmitKind::LLVM, "llvm", "the generated LLVM IR", Stage::Codegen, printLLVMIR},
-    {EmitKind::PTX, "ptx", "the GPU (sm_90 PTX) kernels of the fused nodes", Stage::Codegen, printPTX},
+    {EmitKind::PTX, "ptx", "the GPU (sm_90 PTX) kernels of the fused nodes", Stage::Codegen,
+     printPTX},
     {EmitKind::Dot, "dot", "the optimised graph as Graphviz dot", Stage::Opt, printDot},
 };
 
@@ -169,12 +184,14 @@ bool Compilation::loadInput() {
   auto buffer = llvm::MemoryBuffer::getSTDIN();
   if (!buffer)
     return diag.error("cannot read standard input: " + buffer.getError().message());
-  mainBuffer = diag.addBuffer(llvm::MemoryBuffer::getMemBufferCopy((*buffer)->getBuffer(), "<stdin>"));
+  mainBuffer =
+      diag.addBuffer(llvm::MemoryBuffer::getMemBufferCopy((*buffer)->getBuffer(), "<stdin>"));
   return true;
 }
 
 bool Compilation::run(llvm::raw_ostream &os) {
-  const EmitKindInfo *emit = options.emit == EmitKind::None ? nullptr : &getEmitKindInfo(options.emit);
+  const EmitKindInfo *emit =
+      options.emit == EmitKind::None ? nullptr : &getEmitKindInfo(options.emit);
   Stage target = emit ? emit->stage : std::end(kStages)[-1];
   for (Stage stage : kStages) {
     if (stage > target)
@@ -185,16 +202,18 @@ bool Compilation::run(llvm::raw_ostream &os) {
     if (!runStage(stage))
       return false;
     if (options.timePasses)
-      llvm::errs() << llvm::format("time: %-10s %9.3f ms (cpu %.3f ms)\n", stageName(stage),
-                                   std::chrono::duration<double, std::milli>(
-                                       std::chrono::steady_clock::now() - start).count(),
-                                   (std::clock() - startCpu) * 1e3 / CLOCKS_PER_SEC);
+      llvm::errs() << llvm::format(
+          "time: %-10s %9.3f ms (cpu %.3f ms)\n", stageName(stage),
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count(),
+          (std::clock() - startCpu) * 1e3 / CLOCKS_PER_SEC);
     lastStage = stage;
     ranAny = true;
     if (options.printAfterAll)
       for (const EmitKindInfo &info : kEmitKinds)
         if (info.stage == stage && info.print && info.kind != EmitKind::Tokens) {
-          llvm::errs() << "// ----- " << info.name << " after " << stageActivity(stage) << " ----- //\n";
+          llvm::errs() << "// ----- " << info.name << " after " << stageActivity(stage)
+                       << " ----- //\n";
           info.print(*this, llvm::errs());
         }
   }
@@ -206,11 +225,16 @@ bool Compilation::run(llvm::raw_ostream &os) {
 
 bool Compilation::runStage(Stage stage) {
   switch (stage) {
-  case Stage::Parse: return runParse();
-  case Stage::Sema: return runSema();
-  case Stage::Lower: return runLower();
-  case Stage::Opt: return runOpt();
-  default: return true; // not in this build (kStages does not list it)
+  case Stage::Parse:
+    return runParse();
+  case Stage::Sema:
+    return runSema();
+  case Stage::Lower:
+    return runLower();
+  case Stage::Opt:
+    return runOpt();
+  default:
+    return true; // not in this build (kStages does not list it)
   }
 }
 
@@ -250,8 +274,9 @@ bool Compilation::runOpt() {
   // place (docs/cuda.md).
   if (rt::Status s = rt::selectDevice(options.device, ctx.device); !s)
     return diag.error(s.message());
-  bool placed = std::any_of(passes.begin(), passes.end(),
-                            [](const opt::PassInfo *p) { return llvm::StringRef(p->name) == "placement"; });
+  bool placed = std::any_of(passes.begin(), passes.end(), [](const opt::PassInfo *p) {
+    return llvm::StringRef(p->name) == "placement";
+  });
   if (ctx.device != rt::kCpuDevice && !placed)
     passes.push_back(opt::findPass("placement"));
   if (ctx.device == rt::kCudaDevice)

@@ -45,9 +45,9 @@ struct CompilerOptions {
   bool verifyDiagnostics = false; ///< compare diagnostics with expected-* comments
   bool printLocs = false;         ///< --print-locs: source locations in printed IR
   ColorMode color = ColorMode::Auto;
-  bool debugCrash = false;        ///< hidden: crash on purpose (tests the crash banner)
+  bool debugCrash = false;          ///< hidden: crash on purpose (tests the crash banner)
   bool debugCrashJitWorker = false; ///< hidden: the JIT's second compile thread crashes on purpose
-  bool timePasses = false;        ///< print each stage's time to stderr ("time: STAGE MS ms")
+  bool timePasses = false;          ///< print each stage's time to stderr ("time: STAGE MS ms")
   /// --device: where the program runs; the Opt stage resolves it (runtime/DeviceSelect.h) and
   /// places the graph for it (docs/cuda.md).
   rt::DeviceRequest device = rt::DeviceRequest::Auto;

@@ -93,8 +93,9 @@ int executeProgram(Compilation &compilation, const RunOptions &options) {
   // Who still holds a thread after the run (OpenBLAS's workers start only for a product it
   // threads: runtime/Threads.h).
   if (compilation.getOptions().timePasses)
-    llvm::errs() << "threads: " << rt::processThreads() << " in the process after the run, OpenBLAS set to "
-                 << rt::openBlasThreads() << " (policy " << rt::blasThreads() << ")\n";
+    llvm::errs() << "threads: " << rt::processThreads()
+                 << " in the process after the run, OpenBLAS set to " << rt::openBlasThreads()
+                 << " (policy " << rt::blasThreads() << ")\n";
   return status;
 }
 

@@ -26,7 +26,8 @@ std::vector<int64_t> convertShape(const Shape &shape) {
 /// The kernel name of `op` on the CPU (the registry may map an op to another kernel).
 std::string kernelName(const graph::Node &n) {
   const OpInfo *info = OpRegistry::get().lookup(n.op);
-  if (info && !info->kernels[(int)Device::CPU].empty()) return info->kernels[(int)Device::CPU];
+  if (info && !info->kernels[(int)Device::CPU].empty())
+    return info->kernels[(int)Device::CPU];
   return n.op;
 }
 
@@ -45,7 +46,8 @@ rt::Attr convertAttr(const AttrValue &value) {
           return convertShape(v);
         } else if constexpr (std::is_same_v<T, std::vector<Shape>>) {
           std::vector<std::vector<int64_t>> shapes;
-          for (const Shape &s : v) shapes.push_back(convertShape(s));
+          for (const Shape &s : v)
+            shapes.push_back(convertShape(s));
           return shapes;
         } else {
           return v;
@@ -63,24 +65,27 @@ rt::Status convertGraph(const graph::Graph &graph, rt::ExecGraph &out) {
   for (const graph::Node &n : graph.nodes()) {
     std::vector<rt::ExecPort> inputs;
     inputs.reserve(n.inputs.size());
-    for (const graph::ValueRef &v : n.inputs) inputs.push_back({(rt::ExecNodeId)v.node, (int32_t)v.port});
+    for (const graph::ValueRef &v : n.inputs)
+      inputs.push_back({(rt::ExecNodeId)v.node, (int32_t)v.port});
     rt::ExecKind kind = rt::execKindOf(n.op);
     rt::Attrs attrs;
     if (kind == rt::ExecKind::Kernel)
-      for (const auto &[name, value] : n.attrs) attrs.set(name, convertAttr(value));
-    rt::ExecNodeId id = out.addNode(kind == rt::ExecKind::Kernel ? kernelName(n) : n.op,
-                                    std::move(inputs), (int32_t)n.numResults(),
-                                    (rt::ExecFrameId)n.frame, std::move(attrs));
+      for (const auto &[name, value] : n.attrs)
+        attrs.set(name, convertAttr(value));
+    rt::ExecNodeId id =
+        out.addNode(kind == rt::ExecKind::Kernel ? kernelName(n) : n.op, std::move(inputs),
+                    (int32_t)n.numResults(), (rt::ExecFrameId)n.frame, std::move(attrs));
     rt::ExecNode &e = out.node(id);
-    for (graph::NodeId c : n.controlInputs) e.controlInputs.push_back((rt::ExecNodeId)c);
+    for (graph::NodeId c : n.controlInputs)
+      e.controlInputs.push_back((rt::ExecNodeId)c);
     if (kind == rt::ExecKind::Enter) {
       const bool *isConstant = n.attrAs<bool>("is_constant");
       e.isConstant = isConstant && *isConstant;
     }
     e.expensive = isExpensive(n);
     e.device = rt::runtimeDevice(n.device);
-    e.loc = rt::ExecLocation{std::string(n.loc.file), n.loc.line, n.loc.col, std::string(n.loc.gradOf),
-                             n.loc.inlinedAt};
+    e.loc = rt::ExecLocation{std::string(n.loc.file), n.loc.line, n.loc.col,
+                             std::string(n.loc.gradOf), n.loc.inlinedAt};
   }
   return out.finalize();
 }
@@ -105,7 +110,8 @@ int runGraph(const graph::Graph &graph, DiagnosticEngine &diags, const EngineOpt
   rt::RunOptions run;
   run.numThreads = options.numThreads;
   rt::RunResult result = rt::runGraph(exec, run);
-  if (result.ok()) return 0;
+  if (result.ok())
+    return 0;
   if (result.internal) { // the executor's own failure (a malformed graph), not the program's
     reportAt(diags, result.errorLoc, result.status.message());
     return 70;

@@ -10,59 +10,106 @@ namespace dlm {
 
 llvm::StringRef nodeKindName(NodeKind kind) {
   switch (kind) {
-  case NodeKind::Import: return "Import";
-  case NodeKind::FunctionDef: return "FunctionDef";
-  case NodeKind::Assign: return "Assign";
-  case NodeKind::AugAssign: return "AugAssign";
-  case NodeKind::If: return "If";
-  case NodeKind::While: return "While";
-  case NodeKind::For: return "For";
-  case NodeKind::Break: return "Break";
-  case NodeKind::Continue: return "Continue";
-  case NodeKind::Return: return "Return";
-  case NodeKind::Pass: return "Pass";
-  case NodeKind::Assert: return "Assert";
-  case NodeKind::ExprStmt: return "ExprStmt";
-  case NodeKind::Name: return "Name";
-  case NodeKind::IntLiteral: return "IntLiteral";
-  case NodeKind::FloatLiteral: return "FloatLiteral";
-  case NodeKind::BoolLiteral: return "BoolLiteral";
-  case NodeKind::StringLiteral: return "StringLiteral";
-  case NodeKind::Tuple: return "Tuple";
-  case NodeKind::List: return "List";
-  case NodeKind::Binary: return "Binary";
-  case NodeKind::BoolOp: return "BoolOp";
-  case NodeKind::Unary: return "Unary";
-  case NodeKind::IfExp: return "IfExp";
-  case NodeKind::Call: return "Call";
-  case NodeKind::Attribute: return "Attribute";
-  case NodeKind::Subscript: return "Subscript";
-  case NodeKind::Slice: return "Slice";
-  case NodeKind::ScalarType: return "ScalarType";
-  case NodeKind::TensorType: return "TensorType";
-  case NodeKind::TupleType: return "TupleType";
-  case NodeKind::Param: return "Param";
-  case NodeKind::Module: return "Module";
+  case NodeKind::Import:
+    return "Import";
+  case NodeKind::FunctionDef:
+    return "FunctionDef";
+  case NodeKind::Assign:
+    return "Assign";
+  case NodeKind::AugAssign:
+    return "AugAssign";
+  case NodeKind::If:
+    return "If";
+  case NodeKind::While:
+    return "While";
+  case NodeKind::For:
+    return "For";
+  case NodeKind::Break:
+    return "Break";
+  case NodeKind::Continue:
+    return "Continue";
+  case NodeKind::Return:
+    return "Return";
+  case NodeKind::Pass:
+    return "Pass";
+  case NodeKind::Assert:
+    return "Assert";
+  case NodeKind::ExprStmt:
+    return "ExprStmt";
+  case NodeKind::Name:
+    return "Name";
+  case NodeKind::IntLiteral:
+    return "IntLiteral";
+  case NodeKind::FloatLiteral:
+    return "FloatLiteral";
+  case NodeKind::BoolLiteral:
+    return "BoolLiteral";
+  case NodeKind::StringLiteral:
+    return "StringLiteral";
+  case NodeKind::Tuple:
+    return "Tuple";
+  case NodeKind::List:
+    return "List";
+  case NodeKind::Binary:
+    return "Binary";
+  case NodeKind::BoolOp:
+    return "BoolOp";
+  case NodeKind::Unary:
+    return "Unary";
+  case NodeKind::IfExp:
+    return "IfExp";
+  case NodeKind::Call:
+    return "Call";
+  case NodeKind::Attribute:
+    return "Attribute";
+  case NodeKind::Subscript:
+    return "Subscript";
+  case NodeKind::Slice:
+    return "Slice";
+  case NodeKind::ScalarType:
+    return "ScalarType";
+  case NodeKind::TensorType:
+    return "TensorType";
+  case NodeKind::TupleType:
+    return "TupleType";
+  case NodeKind::Param:
+    return "Param";
+  case NodeKind::Module:
+    return "Module";
   }
   return "?";
 }
 
 llvm::StringRef binaryOpSpelling(BinaryOp op) {
   switch (op) {
-  case BinaryOp::Add: return "+";
-  case BinaryOp::Sub: return "-";
-  case BinaryOp::Mul: return "*";
-  case BinaryOp::Div: return "/";
-  case BinaryOp::FloorDiv: return "//";
-  case BinaryOp::Mod: return "%";
-  case BinaryOp::Pow: return "**";
-  case BinaryOp::MatMul: return "@";
-  case BinaryOp::Lt: return "<";
-  case BinaryOp::Le: return "<=";
-  case BinaryOp::Gt: return ">";
-  case BinaryOp::Ge: return ">=";
-  case BinaryOp::Eq: return "==";
-  case BinaryOp::Ne: return "!=";
+  case BinaryOp::Add:
+    return "+";
+  case BinaryOp::Sub:
+    return "-";
+  case BinaryOp::Mul:
+    return "*";
+  case BinaryOp::Div:
+    return "/";
+  case BinaryOp::FloorDiv:
+    return "//";
+  case BinaryOp::Mod:
+    return "%";
+  case BinaryOp::Pow:
+    return "**";
+  case BinaryOp::MatMul:
+    return "@";
+  case BinaryOp::Lt:
+    return "<";
+  case BinaryOp::Le:
+    return "<=";
+  case BinaryOp::Gt:
+    return ">";
+  case BinaryOp::Ge:
+    return ">=";
+  case BinaryOp::Eq:
+    return "==";
+  case BinaryOp::Ne:
+    return "!=";
   }
   return "?";
 }
@@ -71,10 +118,14 @@ bool isComparison(BinaryOp op) { return op >= BinaryOp::Lt; }
 
 llvm::StringRef scalarTypeName(ScalarTypeKind kind) {
   switch (kind) {
-  case ScalarTypeKind::Int: return "int";
-  case ScalarTypeKind::Float: return "float";
-  case ScalarTypeKind::Bool: return "bool";
-  case ScalarTypeKind::Str: return "str";
+  case ScalarTypeKind::Int:
+    return "int";
+  case ScalarTypeKind::Float:
+    return "float";
+  case ScalarTypeKind::Bool:
+    return "bool";
+  case ScalarTypeKind::Str:
+    return "str";
   }
   return "?";
 }
@@ -118,7 +169,8 @@ void forEachOfExpr(const Expr *e, llvm::function_ref<void(const Node *)> fn) {
     visit(llvm::cast<BoolOpExpr>(e)->getLHS());
     visit(llvm::cast<BoolOpExpr>(e)->getRHS());
     return;
-  case NodeKind::Unary: return visit(llvm::cast<UnaryExpr>(e)->getOperand());
+  case NodeKind::Unary:
+    return visit(llvm::cast<UnaryExpr>(e)->getOperand());
   case NodeKind::IfExp: {
     const auto *ifExp = llvm::cast<IfExpExpr>(e);
     visit(ifExp->getThenValue());
@@ -134,7 +186,8 @@ void forEachOfExpr(const Expr *e, llvm::function_ref<void(const Node *)> fn) {
       visit(kwarg.value);
     return;
   }
-  case NodeKind::Attribute: return visit(llvm::cast<AttributeExpr>(e)->getValue());
+  case NodeKind::Attribute:
+    return visit(llvm::cast<AttributeExpr>(e)->getValue());
   case NodeKind::Subscript:
     visit(llvm::cast<SubscriptExpr>(e)->getValue());
     for (const Expr *index : llvm::cast<SubscriptExpr>(e)->getIndices())
@@ -144,7 +197,8 @@ void forEachOfExpr(const Expr *e, llvm::function_ref<void(const Node *)> fn) {
     visit(llvm::cast<SliceExpr>(e)->getLower());
     visit(llvm::cast<SliceExpr>(e)->getUpper());
     return visit(llvm::cast<SliceExpr>(e)->getStep());
-  default: return; // leaves
+  default:
+    return; // leaves
   }
 }
 
@@ -179,12 +233,15 @@ void forEachOfStmt(const Stmt *s, llvm::function_ref<void(const Node *)> fn) {
     visit(llvm::cast<ForStmt>(s)->getTarget());
     visit(llvm::cast<ForStmt>(s)->getIterable());
     return forEachInBody(llvm::cast<ForStmt>(s)->getBody(), fn);
-  case NodeKind::Return: return visit(llvm::cast<ReturnStmt>(s)->getValue());
+  case NodeKind::Return:
+    return visit(llvm::cast<ReturnStmt>(s)->getValue());
   case NodeKind::Assert:
     visit(llvm::cast<AssertStmt>(s)->getCond());
     return visit(llvm::cast<AssertStmt>(s)->getMessage());
-  case NodeKind::ExprStmt: return visit(llvm::cast<ExprStmt>(s)->getExpr());
-  default: return; // import, break, continue, pass
+  case NodeKind::ExprStmt:
+    return visit(llvm::cast<ExprStmt>(s)->getExpr());
+  default:
+    return; // import, break, continue, pass
   }
 }
 

@@ -419,7 +419,8 @@ struct DimExpr {
 /// dtype nor shape is constrained; with brackets the rank is the number of dims.
 class TensorTypeExpr : public TypeExpr {
 public:
-  TensorTypeExpr(SourceRange r, std::optional<DType> dtype, bool hasShape, std::vector<DimExpr> dims)
+  TensorTypeExpr(SourceRange r, std::optional<DType> dtype, bool hasShape,
+                 std::vector<DimExpr> dims)
       : TypeExpr(NodeKind::TensorType, r), dtype(dtype), shaped(hasShape), dims(std::move(dims)) {}
   /// The dtype if the annotation names one.
   std::optional<DType> getDType() const { return dtype; }
@@ -505,8 +506,8 @@ private:
 /// `def name(params) -> ret: body`.
 class FunctionDefStmt : public Stmt {
 public:
-  FunctionDefStmt(SourceRange r, std::string name, SourceRange nameRange, std::vector<Param *> params,
-                  TypeExpr *returnAnnotation, Body body)
+  FunctionDefStmt(SourceRange r, std::string name, SourceRange nameRange,
+                  std::vector<Param *> params, TypeExpr *returnAnnotation, Body body)
       : Stmt(NodeKind::FunctionDef, r), name(std::move(name)), nameRange(nameRange),
         params(std::move(params)), returnAnnotation(returnAnnotation), body(std::move(body)) {}
   llvm::StringRef getName() const { return name; }
@@ -568,7 +569,7 @@ class IfStmt : public Stmt {
 public:
   IfStmt(SourceRange r, Expr *cond, Body thenBody, Body elseBody, bool elif)
       : Stmt(NodeKind::If, r), cond(cond), thenBody(std::move(thenBody)),
-        elseBody(std::move(elseBody)), elif(elif) {}
+        elseBody(std::move(elseBody)), elif (elif) {}
   Expr *getCond() const { return cond; }
   const Body &getThenBody() const { return thenBody; }
   /// Empty when there is no else/elif.

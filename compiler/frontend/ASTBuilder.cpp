@@ -19,23 +19,37 @@ namespace {
 BinaryOp binaryOpOf(size_t tokenType) {
   switch (tokenType) {
   case P::PLUS:
-  case P::PLUS_ASSIGN: return BinaryOp::Add;
+  case P::PLUS_ASSIGN:
+    return BinaryOp::Add;
   case P::MINUS:
-  case P::MINUS_ASSIGN: return BinaryOp::Sub;
+  case P::MINUS_ASSIGN:
+    return BinaryOp::Sub;
   case P::STAR:
-  case P::STAR_ASSIGN: return BinaryOp::Mul;
+  case P::STAR_ASSIGN:
+    return BinaryOp::Mul;
   case P::SLASH:
-  case P::SLASH_ASSIGN: return BinaryOp::Div;
-  case P::DSLASH: return BinaryOp::FloorDiv;
-  case P::PERCENT: return BinaryOp::Mod;
-  case P::POW: return BinaryOp::Pow;
-  case P::AT: return BinaryOp::MatMul;
-  case P::LT: return BinaryOp::Lt;
-  case P::LE: return BinaryOp::Le;
-  case P::GT: return BinaryOp::Gt;
-  case P::GE: return BinaryOp::Ge;
-  case P::EQ: return BinaryOp::Eq;
-  default: return BinaryOp::Ne;
+  case P::SLASH_ASSIGN:
+    return BinaryOp::Div;
+  case P::DSLASH:
+    return BinaryOp::FloorDiv;
+  case P::PERCENT:
+    return BinaryOp::Mod;
+  case P::POW:
+    return BinaryOp::Pow;
+  case P::AT:
+    return BinaryOp::MatMul;
+  case P::LT:
+    return BinaryOp::Lt;
+  case P::LE:
+    return BinaryOp::Le;
+  case P::GT:
+    return BinaryOp::Gt;
+  case P::GE:
+    return BinaryOp::Ge;
+  case P::EQ:
+    return BinaryOp::Eq;
+  default:
+    return BinaryOp::Ne;
   }
 }
 
@@ -44,16 +58,23 @@ SourceRange join(SourceRange first, SourceRange last) { return SourceRange(first
 /// What an invalid assignment target is, for "cannot assign to ...".
 const char *targetDescription(const Expr *e) {
   switch (e->getKind()) {
-  case NodeKind::Call: return "a function call";
-  case NodeKind::Subscript: return "a subscript (tensors and tuples are values; build a new one)";
-  case NodeKind::Attribute: return "an attribute";
+  case NodeKind::Call:
+    return "a function call";
+  case NodeKind::Subscript:
+    return "a subscript (tensors and tuples are values; build a new one)";
+  case NodeKind::Attribute:
+    return "an attribute";
   case NodeKind::IntLiteral:
   case NodeKind::FloatLiteral:
   case NodeKind::BoolLiteral:
-  case NodeKind::StringLiteral: return "a literal";
-  case NodeKind::List: return "a list";
-  case NodeKind::Tuple: return "an empty tuple";
-  default: return "an expression";
+  case NodeKind::StringLiteral:
+    return "a literal";
+  case NodeKind::List:
+    return "a list";
+  case NodeKind::Tuple:
+    return "an empty tuple";
+  default:
+    return "an expression";
   }
 }
 
@@ -64,8 +85,9 @@ const char *targetDescription(const Expr *e) {
 //===----------------------------------------------------------------------===//
 
 SourceRange ASTBuilder::rangeOf(antlr4::ParserRuleContext *ctx) const {
-  return SourceRange(text.getRange(ctx->getStart()->getStartIndex(), ctx->getStart()->getStopIndex()).Start,
-                     text.getRange(ctx->getStop()->getStartIndex(), ctx->getStop()->getStopIndex()).End);
+  return SourceRange(
+      text.getRange(ctx->getStart()->getStartIndex(), ctx->getStart()->getStopIndex()).Start,
+      text.getRange(ctx->getStop()->getStartIndex(), ctx->getStop()->getStopIndex()).End);
 }
 
 SourceRange ASTBuilder::rangeOf(antlr4::Token *token) const {
@@ -74,7 +96,8 @@ SourceRange ASTBuilder::rangeOf(antlr4::Token *token) const {
 
 llvm::StringRef ASTBuilder::textOf(antlr4::Token *token) const {
   SourceRange range = rangeOf(token);
-  return llvm::StringRef(range.Start.getPointer(), range.End.getPointer() - range.Start.getPointer());
+  return llvm::StringRef(range.Start.getPointer(),
+                         range.End.getPointer() - range.Start.getPointer());
 }
 
 bool ASTBuilder::error(SourceRange range, const llvm::Twine &message) {
@@ -99,30 +122,41 @@ Stmt *ASTBuilder::buildStmt(P::StmtContext *ctx) {
   // which (cheaper than the generated accessors, which dynamic_cast every child).
   ParseTree *inner = ctx->children[0];
   switch (ctx->getStart()->getType()) {
-  case P::DEF: return buildFuncDef(static_cast<P::FuncDefContext *>(inner));
-  case P::IF: return buildIf(static_cast<P::IfStmtContext *>(inner));
-  case P::WHILE: return buildWhile(static_cast<P::WhileStmtContext *>(inner));
-  case P::FOR: return buildFor(static_cast<P::ForStmtContext *>(inner));
-  default: return buildSmallStmt(static_cast<P::SmallStmtContext *>(inner));
+  case P::DEF:
+    return buildFuncDef(static_cast<P::FuncDefContext *>(inner));
+  case P::IF:
+    return buildIf(static_cast<P::IfStmtContext *>(inner));
+  case P::WHILE:
+    return buildWhile(static_cast<P::WhileStmtContext *>(inner));
+  case P::FOR:
+    return buildFor(static_cast<P::ForStmtContext *>(inner));
+  default:
+    return buildSmallStmt(static_cast<P::SmallStmtContext *>(inner));
   }
 }
 
 Stmt *ASTBuilder::buildSmallStmt(P::SmallStmtContext *ctx) {
   SourceRange range = rangeOf(ctx);
   switch (ctx->getStart()->getType()) {
-  case P::IMPORT: return buildImport(static_cast<P::ImportStmtContext *>(ctx));
+  case P::IMPORT:
+    return buildImport(static_cast<P::ImportStmtContext *>(ctx));
   case P::RETURN: {
     auto *ret = static_cast<P::ReturnStmtContext *>(ctx);
     return make<ReturnStmt>(range, ret->testList() ? buildTestList(ret->testList()) : nullptr);
   }
-  case P::PASS: return make<PassStmt>(range);
-  case P::BREAK: return make<BreakStmt>(range);
-  case P::CONTINUE: return make<ContinueStmt>(range);
+  case P::PASS:
+    return make<PassStmt>(range);
+  case P::BREAK:
+    return make<BreakStmt>(range);
+  case P::CONTINUE:
+    return make<ContinueStmt>(range);
   case P::ASSERT: {
     std::vector<P::ExprContext *> exprs = static_cast<P::AssertStmtContext *>(ctx)->expr();
-    return make<AssertStmt>(range, buildExpr(exprs[0]), exprs.size() > 1 ? buildExpr(exprs[1]) : nullptr);
+    return make<AssertStmt>(range, buildExpr(exprs[0]),
+                            exprs.size() > 1 ? buildExpr(exprs[1]) : nullptr);
   }
-  default: return buildExprStmt(static_cast<P::ExprStmtContext *>(ctx));
+  default:
+    return buildExprStmt(static_cast<P::ExprStmtContext *>(ctx));
   }
 }
 
@@ -216,8 +250,9 @@ Stmt *ASTBuilder::buildIf(P::IfStmtContext *ctx) {
     Body thenBody = buildBlock((*it)->block());
     SourceRange range = join(rangeOf((*it)->ELIF()->getSymbol()),
                              (elseBody.empty() ? thenBody : elseBody).back()->getRange());
-    auto *elif = make<IfStmt>(range, buildExpr((*it)->expr()), std::move(thenBody), std::move(elseBody),
-                              /*elif=*/true);
+    auto *elif =
+        make<IfStmt>(range, buildExpr((*it)->expr()), std::move(thenBody), std::move(elseBody),
+                     /*elif=*/true);
     elseBody = Body{elif};
   }
   Expr *cond = buildExpr(ctx->expr());
@@ -287,8 +322,10 @@ TypeExpr *ASTBuilder::buildNamedAnnotation(P::NamedAnnotationContext *ctx) {
     return make<TupleTypeExpr>(range, std::move(types));
   }
   static const std::pair<const char *, ScalarTypeKind> scalars[] = {
-      {"int", ScalarTypeKind::Int}, {"float", ScalarTypeKind::Float},
-      {"bool", ScalarTypeKind::Bool}, {"str", ScalarTypeKind::Str}};
+      {"int", ScalarTypeKind::Int},
+      {"float", ScalarTypeKind::Float},
+      {"bool", ScalarTypeKind::Bool},
+      {"str", ScalarTypeKind::Str}};
   for (const auto &[spelling, kind] : scalars) {
     if (name != spelling)
       continue;
@@ -367,8 +404,8 @@ Expr *ASTBuilder::buildPrefixed(P::ExprContext *ctx) {
     bool isNot = (*it)->op->getType() == P::NOT;
     if (!isNot)
       checkNotOperand((*it)->op, (*it)->rhs);
-    result = make<UnaryExpr>(join(rangeOf((*it)->op), result->getRange()), isNot ? UnaryOp::Not : UnaryOp::Neg,
-                             result);
+    result = make<UnaryExpr>(join(rangeOf((*it)->op), result->getRange()),
+                             isNot ? UnaryOp::Not : UnaryOp::Neg, result);
   }
   return result;
 }
@@ -381,8 +418,8 @@ void ASTBuilder::checkNotOperand(antlr4::Token *op, P::ExprContext *operand) {
   // The grammar accepts a prefix operator anywhere an operand goes; Python (and dlm) only
   // after 'and', 'or', 'not', 'if' and 'else', since 'not' binds more loosely than the rest.
   if (isUnparenthesizedNot(operand))
-    error(rangeOf(operand->op), "'not' after '" + textOf(op) + "' needs parentheses: write '" + textOf(op) +
-                                    " (not ...)'");
+    error(rangeOf(operand->op), "'not' after '" + textOf(op) + "' needs parentheses: write '" +
+                                    textOf(op) + " (not ...)'");
 }
 
 bool ASTBuilder::isComparison(P::ExprContext *ctx) {
@@ -394,19 +431,24 @@ bool ASTBuilder::isComparison(P::ExprContext *ctx) {
   case P::GT:
   case P::GE:
   case P::EQ:
-  case P::NE: return true;
-  default: return false;
+  case P::NE:
+    return true;
+  default:
+    return false;
   }
 }
 
 Expr *ASTBuilder::extend(Expr *lhs, P::ExprContext *ctx) {
   antlr4::Token *op = ctx->op;
   switch (op->getType()) {
-  case P::LPAREN: return buildCall(lhs, ctx);
-  case P::LBRACK: return buildSubscript(lhs, ctx);
+  case P::LPAREN:
+    return buildCall(lhs, ctx);
+  case P::LBRACK:
+    return buildSubscript(lhs, ctx);
   case P::DOT: {
     antlr4::Token *name = static_cast<TerminalNode *>(ctx->children[2])->getSymbol();
-    return make<AttributeExpr>(join(lhs->getRange(), rangeOf(name)), lhs, textOf(name).str(), rangeOf(name));
+    return make<AttributeExpr>(join(lhs->getRange(), rangeOf(name)), lhs, textOf(name).str(),
+                               rangeOf(name));
   }
   case P::AND:
   case P::OR: {
@@ -422,19 +464,21 @@ Expr *ASTBuilder::extend(Expr *lhs, P::ExprContext *ctx) {
     Expr *elseValue = buildExpr(ctx->rhs);
     return make<IfExpExpr>(join(lhs->getRange(), elseValue->getRange()), cond, lhs, elseValue);
   }
-  default: break;
+  default:
+    break;
   }
   if (isComparison(ctx) && isComparison(ctx->lhs) && !isComparison(ctx->lhs->lhs)) {
     std::string first = textOf(ctx->lhs->op).str(), second = textOf(op).str();
-    error(rangeOf(op), "chained comparisons are not supported; write 'a " + first + " b and b " + second + " c'");
+    error(rangeOf(op), "chained comparisons are not supported; write 'a " + first + " b and b " +
+                           second + " c'");
   }
   checkNotOperand(op, ctx->rhs);
   return makeBinary(op, lhs, buildExpr(ctx->rhs));
 }
 
 Expr *ASTBuilder::makeBinary(antlr4::Token *op, Expr *lhs, Expr *rhs) {
-  return make<BinaryExpr>(join(lhs->getRange(), rhs->getRange()), binaryOpOf(op->getType()), rangeOf(op),
-                          lhs, rhs);
+  return make<BinaryExpr>(join(lhs->getRange(), rhs->getRange()), binaryOpOf(op->getType()),
+                          rangeOf(op), lhs, rhs);
 }
 
 Expr *ASTBuilder::buildCall(Expr *callee, P::ExprContext *ctx) {
@@ -477,13 +521,16 @@ Expr *ASTBuilder::buildSubscript(Expr *value, P::ExprContext *ctx) {
     else
       indices.push_back(buildSlice(item));
   }
-  return make<SubscriptExpr>(join(value->getRange(), rangeOf(ctx->getStop())), value, std::move(indices));
+  return make<SubscriptExpr>(join(value->getRange(), rangeOf(ctx->getStop())), value,
+                             std::move(indices));
 }
 
 Expr *ASTBuilder::buildSlice(P::SubscriptContext *ctx) {
   // children: expr sliceTail | sliceTail
   auto *tail = static_cast<P::SliceTailContext *>(ctx->children.back());
-  Expr *lower = ctx->children.size() == 2 ? buildExpr(static_cast<P::ExprContext *>(ctx->children[0])) : nullptr;
+  Expr *lower = ctx->children.size() == 2
+                    ? buildExpr(static_cast<P::ExprContext *>(ctx->children[0]))
+                    : nullptr;
   Expr *upper = tail->upper ? buildExpr(tail->upper) : nullptr;
   Expr *step = tail->step ? buildExpr(tail->step) : nullptr;
   return make<SliceExpr>(rangeOf(ctx), lower, upper, step);
@@ -493,12 +540,17 @@ Expr *ASTBuilder::buildAtom(P::ExprContext *ctx) {
   // A primary: the first token tells the alternative apart.
   antlr4::Token *first = ctx->getStart();
   switch (first->getType()) {
-  case P::NAME: return make<NameExpr>(rangeOf(first), textOf(first).str());
-  case P::INT: return buildInt(first);
-  case P::FLOAT: return buildFloat(first);
-  case P::STRING: return buildString(ctx);
+  case P::NAME:
+    return make<NameExpr>(rangeOf(first), textOf(first).str());
+  case P::INT:
+    return buildInt(first);
+  case P::FLOAT:
+    return buildFloat(first);
+  case P::STRING:
+    return buildString(ctx);
   case P::TRUE:
-  case P::FALSE: return make<BoolLiteralExpr>(rangeOf(first), first->getType() == P::TRUE);
+  case P::FALSE:
+    return make<BoolLiteralExpr>(rangeOf(first), first->getType() == P::TRUE);
   case P::LBRACK: {
     // children: '[' (expr (',' expr)* ','?)? ']'
     std::vector<Expr *> elements;
@@ -506,7 +558,8 @@ Expr *ASTBuilder::buildAtom(P::ExprContext *ctx) {
       elements.push_back(buildExpr(static_cast<P::ExprContext *>(ctx->children[i])));
     return make<ListExpr>(rangeOf(ctx), std::move(elements));
   }
-  default: break;
+  default:
+    break;
   }
   // children: '(' testList? ')'
   if (ctx->children.size() == 2)
@@ -554,14 +607,29 @@ bool ASTBuilder::decodeString(antlr4::Token *token, std::string &out) {
     }
     char escape = body[++i];
     switch (escape) {
-    case 'n': out += '\n'; break;
-    case 't': out += '\t'; break;
-    case 'r': out += '\r'; break;
-    case '0': out += '\0'; break;
-    case '\\': out += '\\'; break;
-    case '\'': out += '\''; break;
-    case '"': out += '"'; break;
-    case '\n': break; // a backslash-newline continues the literal on the next line
+    case 'n':
+      out += '\n';
+      break;
+    case 't':
+      out += '\t';
+      break;
+    case 'r':
+      out += '\r';
+      break;
+    case '0':
+      out += '\0';
+      break;
+    case '\\':
+      out += '\\';
+      break;
+    case '\'':
+      out += '\'';
+      break;
+    case '"':
+      out += '"';
+      break;
+    case '\n':
+      break; // a backslash-newline continues the literal on the next line
     case 'x':
       if (i + 2 < body.size() && std::isxdigit(static_cast<unsigned char>(body[i + 1])) &&
           std::isxdigit(static_cast<unsigned char>(body[i + 2]))) {

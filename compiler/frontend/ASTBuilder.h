@@ -2,8 +2,8 @@
 //
 // Converts a syntactically valid parse tree into the AST. Operator chains are nested to the
 // left in the parse tree (`expr` is left-recursive); the builder unwinds them, and runs of
-// prefix operators, with loops, so a long chain costs no stack. It reports the errors the grammar cannot
-// express: integer literals beyond int64, bad escapes, chained comparisons, invalid
+// prefix operators, with loops, so a long chain costs no stack. It reports the errors the grammar
+// cannot express: integer literals beyond int64, bad escapes, chained comparisons, invalid
 // assignment targets, keyword arguments out of order, unknown annotation types and
 // dimensions. Internal to the frontend.
 //

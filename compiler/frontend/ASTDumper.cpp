@@ -21,11 +21,21 @@ std::string quoteString(llvm::StringRef value) {
   std::string out = "\"";
   for (unsigned char c : value) {
     switch (c) {
-    case '\n': out += "\\n"; break;
-    case '\t': out += "\\t"; break;
-    case '\r': out += "\\r"; break;
-    case '\\': out += "\\\\"; break;
-    case '"': out += "\\\""; break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
+    case '\r':
+      out += "\\r";
+      break;
+    case '\\':
+      out += "\\\\";
+      break;
+    case '"':
+      out += "\\\"";
+      break;
     default:
       if (c < 0x20 || c == 0x7f) {
         static const char hex[] = "0123456789abcdef";
@@ -120,23 +130,38 @@ std::string Dumper::describe(const Node *node) {
     const auto *import = llvm::cast<ImportStmt>(node);
     return kind + " '" + import->getName().str() + "'" + (import->isPath() ? " path" : "");
   }
-  case NodeKind::FunctionDef: return kind + " '" + llvm::cast<FunctionDefStmt>(node)->getName().str() + "'";
-  case NodeKind::Param: return kind + " '" + llvm::cast<Param>(node)->getName().str() + "'";
+  case NodeKind::FunctionDef:
+    return kind + " '" + llvm::cast<FunctionDefStmt>(node)->getName().str() + "'";
+  case NodeKind::Param:
+    return kind + " '" + llvm::cast<Param>(node)->getName().str() + "'";
   case NodeKind::AugAssign:
     return kind + " '" + binaryOpSpelling(llvm::cast<AugAssignStmt>(node)->getOp()).str() + "='";
-  case NodeKind::If: return llvm::cast<IfStmt>(node)->isElif() ? kind + " elif" : kind;
-  case NodeKind::Name: return kind + " '" + llvm::cast<NameExpr>(node)->getName().str() + "'";
-  case NodeKind::IntLiteral: return kind + " " + std::to_string(llvm::cast<IntLiteralExpr>(node)->getValue());
-  case NodeKind::FloatLiteral: return kind + " " + formatDouble(llvm::cast<FloatLiteralExpr>(node)->getValue());
-  case NodeKind::BoolLiteral: return kind + (llvm::cast<BoolLiteralExpr>(node)->getValue() ? " True" : " False");
-  case NodeKind::StringLiteral: return kind + " " + quoteString(llvm::cast<StringLiteralExpr>(node)->getValue());
-  case NodeKind::Binary: return kind + " '" + binaryOpSpelling(llvm::cast<BinaryExpr>(node)->getOp()).str() + "'";
-  case NodeKind::BoolOp: return kind + (llvm::cast<BoolOpExpr>(node)->getOp() == BoolOpKind::And ? " and" : " or");
-  case NodeKind::Unary: return kind + (llvm::cast<UnaryExpr>(node)->getOp() == UnaryOp::Neg ? " '-'" : " not");
-  case NodeKind::Attribute: return kind + " '" + llvm::cast<AttributeExpr>(node)->getName().str() + "'";
-  case NodeKind::ScalarType: return kind + " " + scalarTypeName(llvm::cast<ScalarTypeExpr>(node)->getScalarKind()).str();
-  case NodeKind::TensorType: return describeTensor(llvm::cast<TensorTypeExpr>(node));
-  default: return kind;
+  case NodeKind::If:
+    return llvm::cast<IfStmt>(node)->isElif() ? kind + " elif" : kind;
+  case NodeKind::Name:
+    return kind + " '" + llvm::cast<NameExpr>(node)->getName().str() + "'";
+  case NodeKind::IntLiteral:
+    return kind + " " + std::to_string(llvm::cast<IntLiteralExpr>(node)->getValue());
+  case NodeKind::FloatLiteral:
+    return kind + " " + formatDouble(llvm::cast<FloatLiteralExpr>(node)->getValue());
+  case NodeKind::BoolLiteral:
+    return kind + (llvm::cast<BoolLiteralExpr>(node)->getValue() ? " True" : " False");
+  case NodeKind::StringLiteral:
+    return kind + " " + quoteString(llvm::cast<StringLiteralExpr>(node)->getValue());
+  case NodeKind::Binary:
+    return kind + " '" + binaryOpSpelling(llvm::cast<BinaryExpr>(node)->getOp()).str() + "'";
+  case NodeKind::BoolOp:
+    return kind + (llvm::cast<BoolOpExpr>(node)->getOp() == BoolOpKind::And ? " and" : " or");
+  case NodeKind::Unary:
+    return kind + (llvm::cast<UnaryExpr>(node)->getOp() == UnaryOp::Neg ? " '-'" : " not");
+  case NodeKind::Attribute:
+    return kind + " '" + llvm::cast<AttributeExpr>(node)->getName().str() + "'";
+  case NodeKind::ScalarType:
+    return kind + " " + scalarTypeName(llvm::cast<ScalarTypeExpr>(node)->getScalarKind()).str();
+  case NodeKind::TensorType:
+    return describeTensor(llvm::cast<TensorTypeExpr>(node));
+  default:
+    return kind;
   }
 }
 
@@ -149,7 +174,8 @@ void Dumper::dump(const Node *root, unsigned indent) {
     if (!item.node)
       continue;
     children(item.node, item.indent + 1);
-    stack.insert(stack.end(), std::make_move_iterator(pending.rbegin()), std::make_move_iterator(pending.rend()));
+    stack.insert(stack.end(), std::make_move_iterator(pending.rbegin()),
+                 std::make_move_iterator(pending.rend()));
     pending.clear();
   }
 }
@@ -212,14 +238,16 @@ void Dumper::children(const Node *node, unsigned indent) {
     child("lower", llvm::cast<SliceExpr>(node)->getLower(), indent);
     child("upper", llvm::cast<SliceExpr>(node)->getUpper(), indent);
     return child("step", llvm::cast<SliceExpr>(node)->getStep(), indent);
-  default: break;
+  default:
+    break;
   }
   forEachChild(node, [&](const Node *c) { child("", c, indent); });
 }
 
 } // namespace
 
-void dumpNode(const Node *node, const DiagnosticEngine &diag, llvm::raw_ostream &os, unsigned indent) {
+void dumpNode(const Node *node, const DiagnosticEngine &diag, llvm::raw_ostream &os,
+              unsigned indent) {
   Dumper(diag, os).dump(node, indent);
 }
 

@@ -22,7 +22,8 @@ namespace dlm {
 void dumpAST(const Module &module, const DiagnosticEngine &diag, llvm::raw_ostream &os);
 
 /// Prints one subtree at the given indentation level (for debugging and tests).
-void dumpNode(const Node *node, const DiagnosticEngine &diag, llvm::raw_ostream &os, unsigned indent = 0);
+void dumpNode(const Node *node, const DiagnosticEngine &diag, llvm::raw_ostream &os,
+              unsigned indent = 0);
 
 } // namespace dlm
 

@@ -28,18 +28,24 @@ static bool findInvalidUTF8Offset(llvm::StringRef text) {
 
 llvm::StringRef diagKindName(DiagKind kind) {
   switch (kind) {
-  case DiagKind::Error: return "error";
-  case DiagKind::Warning: return "warning";
-  case DiagKind::Note: return "note";
+  case DiagKind::Error:
+    return "error";
+  case DiagKind::Warning:
+    return "warning";
+  case DiagKind::Note:
+    return "note";
   }
   return "error";
 }
 
 static llvm::SourceMgr::DiagKind toSourceMgrKind(DiagKind kind) {
   switch (kind) {
-  case DiagKind::Error: return llvm::SourceMgr::DK_Error;
-  case DiagKind::Warning: return llvm::SourceMgr::DK_Warning;
-  case DiagKind::Note: return llvm::SourceMgr::DK_Note;
+  case DiagKind::Error:
+    return llvm::SourceMgr::DK_Error;
+  case DiagKind::Warning:
+    return llvm::SourceMgr::DK_Warning;
+  case DiagKind::Note:
+    return llvm::SourceMgr::DK_Note;
   }
   return llvm::SourceMgr::DK_Error;
 }
@@ -69,7 +75,8 @@ std::optional<unsigned> DiagnosticEngine::addFile(llvm::StringRef path, llvm::SM
   };
   if (llvm::sys::fs::is_directory(path))
     return fail("'" + path + "' is a directory, not a source file");
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/true);
+  auto buffer =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/true);
   if (std::error_code ec = buffer.getError()) {
     if (ec == llvm::errc::no_such_file_or_directory)
       return fail("no such file or directory: '" + path + "'");
@@ -128,9 +135,7 @@ bool DiagnosticEngine::error(llvm::SMLoc loc, const llvm::Twine &message) {
   return error(llvm::SMRange(loc, loc), message);
 }
 
-bool DiagnosticEngine::error(const llvm::Twine &message) {
-  return error(llvm::SMRange(), message);
-}
+bool DiagnosticEngine::error(const llvm::Twine &message) { return error(llvm::SMRange(), message); }
 
 void DiagnosticEngine::warning(llvm::SMRange range, const llvm::Twine &message) {
   report(DiagKind::Warning, range, message);
@@ -166,9 +171,12 @@ void DiagnosticEngine::report(DiagKind kind, llvm::SMRange range, const llvm::Tw
 
 bool DiagnosticEngine::showColors() const {
   switch (colorMode) {
-  case ColorMode::Always: return true;
-  case ColorMode::Never: return false;
-  case ColorMode::Auto: break;
+  case ColorMode::Always:
+    return true;
+  case ColorMode::Never:
+    return false;
+  case ColorMode::Auto:
+    break;
   }
   const char *noColor = std::getenv("NO_COLOR");
   if (noColor && *noColor)
@@ -239,9 +247,15 @@ void DiagnosticEngine::printWindowed(llvm::raw_ostream &out, const Diagnostic &d
     out << getBufferName(diag.range.Start) << ":" << line << ":" << column << ": ";
   }
   switch (diag.kind) {
-  case DiagKind::Error: llvm::WithColor::error(out, "", !colors); break;
-  case DiagKind::Warning: llvm::WithColor::warning(out, "", !colors); break;
-  case DiagKind::Note: llvm::WithColor::note(out, "", !colors); break;
+  case DiagKind::Error:
+    llvm::WithColor::error(out, "", !colors);
+    break;
+  case DiagKind::Warning:
+    llvm::WithColor::warning(out, "", !colors);
+    break;
+  case DiagKind::Note:
+    llvm::WithColor::note(out, "", !colors);
+    break;
   }
   llvm::WithColor(out, llvm::raw_ostream::SAVEDCOLOR, /*Bold=*/true, /*BG=*/false, mode)
       << diag.message << "\n";
@@ -255,8 +269,10 @@ void DiagnosticEngine::printWindowed(llvm::raw_ostream &out, const Diagnostic &d
     shown += "...";
   out << shown << "\n";
   size_t caretColumn = caret - first + (first ? 3 : 0);
-  size_t width = diag.range.End.isValid() ? diag.range.End.getPointer() - diag.range.Start.getPointer() : 1;
-  width = std::max<size_t>(1, std::min(width, window.size() - std::min(window.size(), caret - first)));
+  size_t width =
+      diag.range.End.isValid() ? diag.range.End.getPointer() - diag.range.Start.getPointer() : 1;
+  width =
+      std::max<size_t>(1, std::min(width, window.size() - std::min(window.size(), caret - first)));
   llvm::WithColor(out, llvm::raw_ostream::GREEN, /*Bold=*/true, /*BG=*/false, mode)
       << std::string(caretColumn, ' ') << "^" << std::string(width - 1, '~') << "\n";
 }
@@ -303,8 +319,8 @@ std::optional<DiagKind> parseKindWord(llvm::StringRef &rest) {
 
 /// Parses one expectation starting right after "expected-" in `rest` (which it advances).
 /// Returns false (and reports) on a malformed expectation.
-bool parseExpectation(DiagnosticEngine &diag, llvm::StringRef &rest, unsigned buffer,
-                      unsigned line, const char *begin, std::vector<Expectation> &out) {
+bool parseExpectation(DiagnosticEngine &diag, llvm::StringRef &rest, unsigned buffer, unsigned line,
+                      const char *begin, std::vector<Expectation> &out) {
   std::optional<DiagKind> kind = parseKindWord(rest);
   if (!kind)
     return true; // "expected-" followed by something else: not an expectation

@@ -15,17 +15,24 @@ using grammar::DlmLexer;
 namespace {
 
 bool isLayoutToken(size_t type) {
-  return type == DlmLexer::NEWLINE || type == grammar::DlmParser::INDENT || type == grammar::DlmParser::DEDENT;
+  return type == DlmLexer::NEWLINE || type == grammar::DlmParser::INDENT ||
+         type == grammar::DlmParser::DEDENT;
 }
 
 /// The bracket that closes `open`, and its spelling.
-size_t closerOf(size_t open) { return open == DlmLexer::LPAREN ? DlmLexer::RPAREN : DlmLexer::RBRACK; }
+size_t closerOf(size_t open) {
+  return open == DlmLexer::LPAREN ? DlmLexer::RPAREN : DlmLexer::RBRACK;
+}
 const char *spelling(size_t bracket) {
   switch (bracket) {
-  case DlmLexer::LPAREN: return "(";
-  case DlmLexer::RPAREN: return ")";
-  case DlmLexer::LBRACK: return "[";
-  default: return "]";
+  case DlmLexer::LPAREN:
+    return "(";
+  case DlmLexer::RPAREN:
+    return ")";
+  case DlmLexer::LBRACK:
+    return "[";
+  default:
+    return "]";
   }
 }
 
@@ -67,22 +74,29 @@ void IndentingTokenizer::lexOne() {
   }
   std::unique_ptr<antlr4::Token> raw = DlmLexer::nextToken();
   size_t type = raw->getType();
-  bool firstContent = lastType == 0 && type != antlr4::Token::EOF && type != NEWLINE && type != ERRCHAR;
+  bool firstContent =
+      lastType == 0 && type != antlr4::Token::EOF && type != NEWLINE && type != ERRCHAR;
   if (firstContent && raw->getCharPositionInLine() > 0)
     error(raw->getStartIndex(), raw->getStopIndex(), "unexpected indent");
   switch (type) {
-  case antlr4::Token::EOF: return onEndOfFile(std::move(raw));
-  case NEWLINE: return onNewline(std::move(raw));
+  case antlr4::Token::EOF:
+    return onEndOfFile(std::move(raw));
+  case NEWLINE:
+    return onNewline(std::move(raw));
   case LPAREN:
-  case LBRACK: return onOpenBracket(std::move(raw));
+  case LBRACK:
+    return onOpenBracket(std::move(raw));
   case RPAREN:
-  case RBRACK: return onCloseBracket(std::move(raw));
-  case ERRCHAR: return onStrayCharacter(*raw);
+  case RBRACK:
+    return onCloseBracket(std::move(raw));
+  case ERRCHAR:
+    return onStrayCharacter(*raw);
   case UNTERMINATED_STRING:
     error(raw->getStartIndex(), raw->getStopIndex(), "unterminated string literal");
     static_cast<antlr4::CommonToken *>(raw.get())->setType(STRING);
     return push(std::move(raw));
-  default: return push(std::move(raw));
+  default:
+    return push(std::move(raw));
   }
 }
 
@@ -106,15 +120,20 @@ unsigned IndentingTokenizer::indentationOf(const antlr4::Token &newline) {
   bool tabReported = false;
   for (size_t i = 0; i < text.size(); ++i) {
     switch (text[i]) {
-    case ' ': ++column; break;
-    case '\f': column = 0; break;
+    case ' ':
+      ++column;
+      break;
+    case '\f':
+      column = 0;
+      break;
     case '\t':
       if (!tabReported)
         error(newline.getStartIndex() + i, newline.getStartIndex() + i - 1, // caret only
               "tab in indentation (use spaces)");
       tabReported = true;
       break;
-    default: break; // the line break itself
+    default:
+      break; // the line break itself
     }
   }
   // After a tab the intended depth is unknowable; staying in the current block lets the
@@ -190,7 +209,8 @@ void IndentingTokenizer::onCloseBracket(std::unique_ptr<antlr4::Token> raw) {
   brackets.pop_back();
   if (closerOf(open.type) != type) {
     error(start, start,
-          std::string("mismatched '") + spelling(type) + "'; expected '" + spelling(closerOf(open.type)) + "'");
+          std::string("mismatched '") + spelling(type) + "'; expected '" +
+              spelling(closerOf(open.type)) + "'");
     errors.lexerNote(errors.getText().getRange(open.start, open.start),
                      std::string("to match this '") + spelling(open.type) + "'");
     static_cast<antlr4::CommonToken *>(raw.get())->setType(closerOf(open.type));

@@ -115,7 +115,8 @@ bool checkEncoding(DiagnosticEngine &diag, llvm::StringRef buffer) {
   std::optional<size_t> bad = findInvalidUTF8(buffer);
   if (!bad)
     return true;
-  return diag.error(llvm::SMLoc::getFromPointer(buffer.data() + *bad), "invalid UTF-8 in source file");
+  return diag.error(llvm::SMLoc::getFromPointer(buffer.data() + *bad),
+                    "invalid UTF-8 in source file");
 }
 
 /// Reports the first node deeper than kMaxNestingDepth. Iterative: the tree may be deep. The
@@ -171,7 +172,8 @@ std::unique_ptr<Module> parseBuffer(DiagnosticEngine &diag, unsigned bufferID) {
   return module;
 }
 
-std::unique_ptr<Module> parseFile(DiagnosticEngine &diag, llvm::StringRef path, llvm::SMRange importLoc) {
+std::unique_ptr<Module> parseFile(DiagnosticEngine &diag, llvm::StringRef path,
+                                  llvm::SMRange importLoc) {
   std::optional<unsigned> buffer = diag.addFile(path, importLoc);
   if (!buffer)
     return nullptr;
@@ -189,7 +191,8 @@ std::vector<TokenInfo> tokenize(DiagnosticEngine &diag, unsigned bufferID) {
   const antlr4::dfa::Vocabulary &vocabulary = session.parser.getVocabulary();
   for (antlr4::Token *token : session.tokens.getTokens()) {
     size_t type = token->getType();
-    bool synthetic = type == DlmParser::INDENT || type == DlmParser::DEDENT || type == antlr4::Token::EOF;
+    bool synthetic =
+        type == DlmParser::INDENT || type == DlmParser::DEDENT || type == antlr4::Token::EOF;
     std::string kind = type == antlr4::Token::EOF ? "EOF" : vocabulary.getSymbolicName(type);
     out.push_back(TokenInfo{kind, synthetic ? "" : token->getText(),
                             text.getRange(token->getStartIndex(), token->getStopIndex())});

@@ -70,15 +70,23 @@ std::string describeToken(const antlr4::Token *token) {
   if (text.size() > 24)
     text = text.substr(0, 21) + "...";
   switch (token->getType()) {
-  case antlr4::Token::EOF: return "end of file";
-  case DlmParser::NEWLINE: return "end of line";
-  case DlmParser::INDENT: return "indent";
-  case DlmParser::DEDENT: return "unindent";
-  case DlmParser::NAME: return "name '" + text + "'";
+  case antlr4::Token::EOF:
+    return "end of file";
+  case DlmParser::NEWLINE:
+    return "end of line";
+  case DlmParser::INDENT:
+    return "indent";
+  case DlmParser::DEDENT:
+    return "unindent";
+  case DlmParser::NAME:
+    return "name '" + text + "'";
   case DlmParser::INT:
-  case DlmParser::FLOAT: return "number '" + text + "'";
-  case DlmParser::STRING: return "string literal";
-  default: return "'" + text + "'";
+  case DlmParser::FLOAT:
+    return "number '" + text + "'";
+  case DlmParser::STRING:
+    return "string literal";
+  default:
+    return "'" + text + "'";
   }
 }
 
@@ -89,15 +97,24 @@ bool has(const antlr4::misc::IntervalSet &set, size_t type) { return set.contain
 /// How an expected token type is named: "':'", "name", "end of line", ...
 std::string describeTokenType(antlr4::Parser *parser, size_t type) {
   switch (type) {
-  case antlr4::Token::EOF: return "end of file";
-  case DlmParser::NEWLINE: return "end of line";
-  case DlmParser::INDENT: return "an indented block";
-  case DlmParser::DEDENT: return "unindent";
-  case DlmParser::NAME: return "name";
-  case DlmParser::INT: return "integer";
-  case DlmParser::FLOAT: return "number";
-  case DlmParser::STRING: return "string literal";
-  default: return parser->getVocabulary().getLiteralName(type);
+  case antlr4::Token::EOF:
+    return "end of file";
+  case DlmParser::NEWLINE:
+    return "end of line";
+  case DlmParser::INDENT:
+    return "an indented block";
+  case DlmParser::DEDENT:
+    return "unindent";
+  case DlmParser::NAME:
+    return "name";
+  case DlmParser::INT:
+    return "integer";
+  case DlmParser::FLOAT:
+    return "number";
+  case DlmParser::STRING:
+    return "string literal";
+  default:
+    return parser->getVocabulary().getLiteralName(type);
   }
 }
 
@@ -135,13 +152,20 @@ std::string afterPrevious(antlr4::Parser *parser, antlr4::Token *offending) {
 /// "expected an indented block after ..." (`!colon`); empty for other rules.
 std::string constructName(size_t rule, bool colon) {
   switch (rule) {
-  case DlmParser::RuleFuncDef: return colon ? "function signature" : "function definition";
-  case DlmParser::RuleIfStmt: return colon ? "'if' condition" : "'if' statement";
-  case DlmParser::RuleElifClause: return colon ? "'elif' condition" : "'elif' clause";
-  case DlmParser::RuleElseClause: return "'else'";
-  case DlmParser::RuleWhileStmt: return colon ? "'while' condition" : "'while' statement";
-  case DlmParser::RuleForStmt: return colon ? "'for' clause" : "'for' statement";
-  default: return "";
+  case DlmParser::RuleFuncDef:
+    return colon ? "function signature" : "function definition";
+  case DlmParser::RuleIfStmt:
+    return colon ? "'if' condition" : "'if' statement";
+  case DlmParser::RuleElifClause:
+    return colon ? "'elif' condition" : "'elif' clause";
+  case DlmParser::RuleElseClause:
+    return "'else'";
+  case DlmParser::RuleWhileStmt:
+    return colon ? "'while' condition" : "'while' statement";
+  case DlmParser::RuleForStmt:
+    return colon ? "'for' clause" : "'for' statement";
+  default:
+    return "";
   }
 }
 
@@ -230,7 +254,8 @@ std::string syntaxMessage(antlr4::Parser *parser, antlr4::Token *offending,
     return "expected expression" + afterPrevious(parser, offending);
   size_t closer = expectedCloser(expected);
   if (closer && (has(expected, DlmParser::COMMA) || startsExpressionToken(offending->getType())))
-    return "expected ',' or " + describeTokenType(parser, closer) + ", found " + describeToken(offending);
+    return "expected ',' or " + describeTokenType(parser, closer) + ", found " +
+           describeToken(offending);
   if (has(expected, DlmParser::NEWLINE)) {
     if (std::string habit = pythonImportHabit(parser, offending); !habit.empty())
       return habit;
@@ -285,8 +310,9 @@ void DlmErrorStrategy::reportMissingToken(antlr4::Parser *parser) {
 void DlmErrorListener::syntaxError(antlr4::Recognizer *, antlr4::Token *offending, size_t, size_t,
                                    const std::string &msg, std::exception_ptr) {
   const SourceText &text = collector.getText();
-  llvm::SMRange range = offending ? text.getRange(offending->getStartIndex(), offending->getStopIndex())
-                                  : llvm::SMRange(text.getLoc(text.size()), text.getLoc(text.size()));
+  llvm::SMRange range = offending
+                            ? text.getRange(offending->getStartIndex(), offending->getStopIndex())
+                            : llvm::SMRange(text.getLoc(text.size()), text.getLoc(text.size()));
   collector.parserError(range, msg);
 }
 

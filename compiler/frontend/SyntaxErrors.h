@@ -64,14 +64,18 @@ public:
   void sync(antlr4::Parser *parser) override {}
 
 protected:
-  void reportNoViableAlternative(antlr4::Parser *parser, const antlr4::NoViableAltException &e) override;
-  void reportInputMismatch(antlr4::Parser *parser, const antlr4::InputMismatchException &e) override;
-  void reportFailedPredicate(antlr4::Parser *parser, const antlr4::FailedPredicateException &e) override;
+  void reportNoViableAlternative(antlr4::Parser *parser,
+                                 const antlr4::NoViableAltException &e) override;
+  void reportInputMismatch(antlr4::Parser *parser,
+                           const antlr4::InputMismatchException &e) override;
+  void reportFailedPredicate(antlr4::Parser *parser,
+                             const antlr4::FailedPredicateException &e) override;
   void reportUnwantedToken(antlr4::Parser *parser) override;
   void reportMissingToken(antlr4::Parser *parser) override;
 
 private:
-  void reportAt(antlr4::Parser *parser, antlr4::Token *offending, const antlr4::misc::IntervalSet &expected);
+  void reportAt(antlr4::Parser *parser, antlr4::Token *offending,
+                const antlr4::misc::IntervalSet &expected);
 };
 
 /// Forwards the strategy's messages to a SyntaxErrorCollector.
@@ -79,7 +83,8 @@ class DlmErrorListener : public antlr4::BaseErrorListener {
 public:
   explicit DlmErrorListener(SyntaxErrorCollector &collector) : collector(collector) {}
   void syntaxError(antlr4::Recognizer *recognizer, antlr4::Token *offendingSymbol, size_t line,
-                   size_t charPositionInLine, const std::string &msg, std::exception_ptr e) override;
+                   size_t charPositionInLine, const std::string &msg,
+                   std::exception_ptr e) override;
 
 private:
   SyntaxErrorCollector &collector;

@@ -20,8 +20,24 @@ namespace dlm::graph {
 namespace {
 
 enum class Tok : uint8_t {
-  Eof, Error, Ident, ValueName, SymbolName, Int, Float, String,
-  LParen, RParen, LBrace, RBrace, LBracket, RBracket, Comma, Equal, Colon, Hash
+  Eof,
+  Error,
+  Ident,
+  ValueName,
+  SymbolName,
+  Int,
+  Float,
+  String,
+  LParen,
+  RParen,
+  LBrace,
+  RBrace,
+  LBracket,
+  RBracket,
+  Comma,
+  Equal,
+  Colon,
+  Hash
 };
 
 struct Token {
@@ -49,7 +65,8 @@ public:
       return lexName(t, c == '%' ? Tok::ValueName : Tok::SymbolName);
     if (c == '"')
       return lexString(t);
-    if (llvm::isDigit(c) || (c == '-' && pos + 1 != buf.end() && (llvm::isDigit(pos[1]) || pos[1] == 'i')))
+    if (llvm::isDigit(c) ||
+        (c == '-' && pos + 1 != buf.end() && (llvm::isDigit(pos[1]) || pos[1] == 'i')))
       return lexNumber(t);
     if (isIdentStart(c)) {
       const char *start = pos;
@@ -62,17 +79,39 @@ public:
     ++pos;
     t.text = llvm::StringRef(t.loc, 1);
     switch (c) {
-    case '(': t.kind = Tok::LParen; break;
-    case ')': t.kind = Tok::RParen; break;
-    case '{': t.kind = Tok::LBrace; break;
-    case '}': t.kind = Tok::RBrace; break;
-    case '[': t.kind = Tok::LBracket; break;
-    case ']': t.kind = Tok::RBracket; break;
-    case ',': t.kind = Tok::Comma; break;
-    case '=': t.kind = Tok::Equal; break;
-    case ':': t.kind = Tok::Colon; break;
-    case '#': t.kind = Tok::Hash; break;
-    default: t.kind = Tok::Error; t.str = "unexpected character '" + std::string(1, c) + "'";
+    case '(':
+      t.kind = Tok::LParen;
+      break;
+    case ')':
+      t.kind = Tok::RParen;
+      break;
+    case '{':
+      t.kind = Tok::LBrace;
+      break;
+    case '}':
+      t.kind = Tok::RBrace;
+      break;
+    case '[':
+      t.kind = Tok::LBracket;
+      break;
+    case ']':
+      t.kind = Tok::RBracket;
+      break;
+    case ',':
+      t.kind = Tok::Comma;
+      break;
+    case '=':
+      t.kind = Tok::Equal;
+      break;
+    case ':':
+      t.kind = Tok::Colon;
+      break;
+    case '#':
+      t.kind = Tok::Hash;
+      break;
+    default:
+      t.kind = Tok::Error;
+      t.str = "unexpected character '" + std::string(1, c) + "'";
     }
     return t;
   }
@@ -200,10 +239,14 @@ private:
 
   std::string describe(const Token &t) {
     switch (t.kind) {
-    case Tok::Eof: return "end of file";
-    case Tok::ValueName: return "'%" + t.text.str() + "'";
-    case Tok::SymbolName: return "'@" + t.text.str() + "'";
-    default: return "'" + t.text.str() + "'";
+    case Tok::Eof:
+      return "end of file";
+    case Tok::ValueName:
+      return "'%" + t.text.str() + "'";
+    case Tok::SymbolName:
+      return "'@" + t.text.str() + "'";
+    default:
+      return "'" + t.text.str() + "'";
     }
   }
 
@@ -293,7 +336,8 @@ private:
       return expected("a dtype");
     auto dt = parseDTypeName(tok.text);
     if (!dt)
-      return error(tok.loc, "unknown dtype '" + tok.text + "' (expected f32, f64, i32, i64 or bool)");
+      return error(tok.loc,
+                   "unknown dtype '" + tok.text + "' (expected f32, f64, i32, i64 or bool)");
     out = *dt;
     advance();
     return true;
@@ -348,7 +392,8 @@ private:
       return false;
     Shape shape;
     if (tok.kind != Tok::LBracket)
-      return expected("'[' after the dtype (a 0-d tensor is written '" + llvm::Twine(dtypeName(dt).data()) + "[]')");
+      return expected("'[' after the dtype (a 0-d tensor is written '" +
+                      llvm::Twine(dtypeName(dt).data()) + "[]')");
     if (!parseShape(shape))
       return false;
     out = Type::tensor(dt, std::move(shape));
@@ -415,15 +460,18 @@ private:
     Lexer peek = lex;
     Token first = peek.next();
     switch (first.kind) {
-    case Tok::Float: return AttrKind::Floats;
-    case Tok::LBracket: return AttrKind::Shapes;
+    case Tok::Float:
+      return AttrKind::Floats;
+    case Tok::LBracket:
+      return AttrKind::Shapes;
     case Tok::Ident:
       if (parseDTypeName(first.text))
         return AttrKind::DTypes;
       if (first.text == "inf" || first.text == "nan")
         return AttrKind::Floats;
       return AttrKind::Shape;
-    default: return AttrKind::Ints;
+    default:
+      return AttrKind::Ints;
     }
   }
 
@@ -586,7 +634,8 @@ private:
       return false;
     if (tok.kind != Tok::Ident)
       return expected("an op name");
-    const OpInfo *info = OpRegistry::get().lookup(std::string_view(tok.text.data(), tok.text.size()));
+    const OpInfo *info =
+        OpRegistry::get().lookup(std::string_view(tok.text.data(), tok.text.size()));
     if (!info)
       return error(tok.loc, "unknown op '" + tok.text + "'");
     const char *opLoc = tok.loc;

@@ -31,8 +31,8 @@ std::string label(const Node &n) {
 }
 
 const char *shapeFor(const Node &n) {
-  static const char *const controlFlow[] = {"Switch", "Merge",    "Enter",   "Exit",
-                                            "NextIteration", "LoopCond"};
+  static const char *const controlFlow[] = {"Switch", "Merge",         "Enter",
+                                            "Exit",   "NextIteration", "LoopCond"};
   for (const char *op : controlFlow)
     if (n.op == op)
       return "diamond";
@@ -41,8 +41,8 @@ const char *shapeFor(const Node &n) {
 
 class DotWriter {
 public:
-  DotWriter(const Graph &g, llvm::raw_ostream &os) : g(g), os(os), children(g.numFrames()),
-                                                       members(g.numFrames()) {
+  DotWriter(const Graph &g, llvm::raw_ostream &os)
+      : g(g), os(os), children(g.numFrames()), members(g.numFrames()) {
     for (FrameId f = 1; f < g.numFrames(); ++f)
       children[g.frame(f).parent].push_back(f);
     for (const Node &n : g.nodes())

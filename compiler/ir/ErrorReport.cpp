@@ -34,7 +34,8 @@ ErrorReport describeError(const Graph &g, const Location &loc) {
   ErrorReport report;
   report.at = loc;
   if (!loc.gradOf.empty())
-    report.prefix = "in the gradient of '" + std::string(loc.gradOf) + "' at " + positionText(loc) + ": ";
+    report.prefix =
+        "in the gradient of '" + std::string(loc.gradOf) + "' at " + positionText(loc) + ": ";
   // frames[0] is the node's own position, frames.back() the top-level call it was reached from.
   std::vector<ChainFrame> frames;
   Location at = loc;

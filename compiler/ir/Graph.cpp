@@ -223,10 +223,14 @@ CallSiteId Graph::internCallSite(std::string_view function, Location at) {
 
 std::vector<Type> graphTypes(const Type &t) {
   switch (t.kind()) {
-  case Type::Kind::Int: return {Type::tensor(DType::I64, {})};
-  case Type::Kind::Float: return {Type::tensor(DType::F64, {})};
-  case Type::Kind::Bool: return {Type::tensor(DType::Bool, {})};
-  case Type::Kind::None: return {};
+  case Type::Kind::Int:
+    return {Type::tensor(DType::I64, {})};
+  case Type::Kind::Float:
+    return {Type::tensor(DType::F64, {})};
+  case Type::Kind::Bool:
+    return {Type::tensor(DType::Bool, {})};
+  case Type::Kind::None:
+    return {};
   case Type::Kind::Tuple: {
     std::vector<Type> out;
     for (const Type &e : t.elements())
@@ -234,7 +238,8 @@ std::vector<Type> graphTypes(const Type &t) {
         out.push_back(std::move(g));
     return out;
   }
-  default: return {t};
+  default:
+    return {t};
   }
 }
 

@@ -7,9 +7,9 @@
 // LoopCond — and loops run in named frames that nest.
 //
 // Everything a client walks is deterministic: nodes are numbered densely in creation order
-// (`NodeId` = index into `nodes()`), inputs and control inputs keep their order, attributes are kept
-// sorted by name, frames are numbered in creation order with the root frame first. Node order is
-// not a topological order (a NextIteration feeds a Merge created before it); use
+// (`NodeId` = index into `nodes()`), inputs and control inputs keep their order, attributes are
+// kept sorted by name, frames are numbered in creation order with the root frame first. Node order
+// is not a topological order (a NextIteration feeds a Merge created before it); use
 // `topologicalOrder()` for one.
 //
 // Frame convention: a node's `frame` is the frame it executes in. An Enter node belongs to the
@@ -25,8 +25,8 @@
 //                                                           constant: the same value in every
 //                                                           iteration (a loop invariant)
 //   Exit(x)                     -> out                     x out of the node's frame to its parent
-//   NextIteration(x)            -> out                     x into the next iteration (feeds a Merge)
-//   LoopCond(pred: bool[])      -> out                     the loop predicate (pred itself)
+//   NextIteration(x)            -> out                     x into the next iteration (feeds a
+//   Merge) LoopCond(pred: bool[])      -> out                     the loop predicate (pred itself)
 //   Identity(x)                 -> out                     x; used as a pivot that control edges
 //                                                           hang from inside a branch or loop body
 // Deadness: a node with a dead data or control input is dead (produces dead tokens on every
@@ -98,22 +98,22 @@ struct CallSite {
 /// Exit nodes, and cycle through NextIteration -> Merge. Up to `parallelIterations` iterations may
 /// be in flight at once.
 struct Frame {
-  std::string name;              ///< unique in the graph; "" for the root frame.
-  FrameId parent = kNoFrame;     ///< kNoFrame for the root frame only.
+  std::string name;          ///< unique in the graph; "" for the root frame.
+  FrameId parent = kNoFrame; ///< kNoFrame for the root frame only.
   int64_t parallelIterations = 1;
 };
 
 /// One operation.
 struct Node {
   NodeId id = 0;
-  std::string op;                   ///< docs/ops.md name, or a control-flow primitive.
-  std::vector<ValueRef> inputs;     ///< data inputs, in operand order.
-  std::vector<NodeId> controlInputs;///< nodes that must run first; no value flows.
-  Attrs attrs;                      ///< by name (std::map: deterministic order).
+  std::string op;                    ///< docs/ops.md name, or a control-flow primitive.
+  std::vector<ValueRef> inputs;      ///< data inputs, in operand order.
+  std::vector<NodeId> controlInputs; ///< nodes that must run first; no value flows.
+  Attrs attrs;                       ///< by name (std::map: deterministic order).
   /// One type per output port (may be empty): a tensor type (scalars are 0-d tensors: int i64,
   /// float f64, bool bool) or `str` for the path and message operands of side-effecting ops.
   std::vector<Type> results;
-  FrameId frame = kRootFrame;       ///< the frame the node runs in (see file comment).
+  FrameId frame = kRootFrame; ///< the frame the node runs in (see file comment).
   /// The device the placement pass assigned ("cpu", "cuda", "fake"; docs/cuda.md), printed
   /// ` on NAME`; empty until placement runs (unplaced graphs run on the CPU).
   std::string device;
@@ -213,7 +213,7 @@ private:
   std::string graphName = "main";
   std::vector<Frame> frameList;
   std::vector<Node> nodeList;
-  std::deque<std::string> fileNames; // deque: elements never move, so views stay valid.
+  std::deque<std::string> fileNames;  // deque: elements never move, so views stay valid.
   std::vector<CallSite> callSiteList; // CallSiteId k is element k - 1
 };
 

@@ -13,14 +13,16 @@ namespace dlm {
 namespace {
 
 bool isBoolScalar(const Type &t) {
-  return t.kind() == Type::Kind::Bool || (t.isTensor() && t.dtype() == DType::Bool && t.rank() == 0);
+  return t.kind() == Type::Kind::Bool ||
+         (t.isTensor() && t.dtype() == DType::Bool && t.rank() == 0);
 }
 
 Type inferPassThrough(InferContext &ctx) { return ctx.operand(0); }
 
 Type inferSwitch(InferContext &ctx) {
   if (!isBoolScalar(ctx.operand(1)))
-    return ctx.fail("Switch: the predicate must be a bool scalar, found " + ctx.operand(1).str(), 1);
+    return ctx.fail("Switch: the predicate must be a bool scalar, found " + ctx.operand(1).str(),
+                    1);
   return Type::tuple({ctx.operand(0), ctx.operand(0)});
 }
 
@@ -32,7 +34,8 @@ Type inferMerge(InferContext &ctx) {
 
 Type inferLoopCond(InferContext &ctx) {
   if (!isBoolScalar(ctx.operand(0)))
-    return ctx.fail("LoopCond: the predicate must be a bool scalar, found " + ctx.operand(0).str(), 0);
+    return ctx.fail("LoopCond: the predicate must be a bool scalar, found " + ctx.operand(0).str(),
+                    0);
   return ctx.operand(0);
 }
 
@@ -82,7 +85,8 @@ Type inferStackPop(InferContext &ctx) {
 Type inferStackExtend(InferContext &ctx) {
   const Type &s = ctx.operand(0), &t = ctx.operand(1);
   if (!s.isTensor() || !t.isTensor() || s.rank() != t.rank() || s.rank() == 0)
-    return ctx.fail("stack_extend: " + s.str() + " and " + t.str() + " are not stacks of one kind", 1);
+    return ctx.fail("stack_extend: " + s.str() + " and " + t.str() + " are not stacks of one kind",
+                    1);
   return stackOf(ctx, s.dtype(), Shape(t.shape().begin() + 1, t.shape().end()));
 }
 

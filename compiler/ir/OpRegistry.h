@@ -32,9 +32,9 @@ enum class AttrKind : uint8_t { Int, Float, Bool, Str, Ints, Floats, DType, DTyp
 /// A constant attribute value. `Shape` holds dims; a symbolic dim in a shape attribute is given
 /// at run time by the op's trailing int operands, in order (zeros(B, 10) where B = x.shape[0]).
 /// In `reshape`, the dim kInferDim (printed -1) is computed from the element count.
-using AttrValue = std::variant<int64_t, double, bool, std::string, std::vector<int64_t>,
-                               std::vector<double>, DType, std::vector<DType>, Shape,
-                               std::vector<Shape>>;
+using AttrValue =
+    std::variant<int64_t, double, bool, std::string, std::vector<int64_t>, std::vector<double>,
+                 DType, std::vector<DType>, Shape, std::vector<Shape>>;
 
 /// The `-1` entry of a reshape target.
 inline Dim inferDim() { return Dim::symbol("-1"); }

@@ -29,8 +29,8 @@ Type scalarOf(DType t) {
 
 /// The type of an elementwise result: a scalar when every operand is one, else a tensor.
 Type elementwiseResult(const std::vector<Type> &operands, DType dtype, Shape shape) {
-  bool anyTensor = std::any_of(operands.begin(), operands.end(),
-                               [](const Type &t) { return t.isTensor(); });
+  bool anyTensor =
+      std::any_of(operands.begin(), operands.end(), [](const Type &t) { return t.isTensor(); });
   return anyTensor ? Type::tensor(dtype, std::move(shape)) : scalarOf(dtype);
 }
 
@@ -235,7 +235,8 @@ Type inferMatmul(InferContext &ctx) {
   for (size_t i = 0; i < 2; ++i)
     if (ctx.operand(i).rank() == 0)
       return ctx.fail("matmul: operand must have at least one dimension, found " +
-                      ctx.operand(i).str(), int(i));
+                          ctx.operand(i).str(),
+                      int(i));
   Shape sa = a.shape(), sb = b.shape();
   bool vecA = sa.size() == 1, vecB = sb.size() == 1;
   if (vecA)
@@ -262,14 +263,17 @@ Type inferMatmul(InferContext &ctx) {
 }
 
 /// The optimizer's fused library ops (docs/opt.md), `op(..., bias)`: operand 2 must have the
-/// float dtype of `product` (the unfused op's result) and broadcast to its shape without growing it.
+/// float dtype of `product` (the unfused op's result) and broadcast to its shape without growing
+/// it.
 Type withBias(InferContext &ctx, const Type &product, const char *op) {
   if (product.isError())
     return product;
   const Type &bias = ctx.operand(2);
   if (!bias.isTensor() || bias.dtype() != product.dtype() || !isFloat(product.dtype()))
-    return ctx.fail(std::string(op) + ": the bias must be a tensor of the product's float dtype, found " +
-                    bias.str() + " for " + product.str(), 2);
+    return ctx.fail(std::string(op) +
+                        ": the bias must be a tensor of the product's float dtype, found " +
+                        bias.str() + " for " + product.str(),
+                    2);
   auto shape = broadcastShapes(product.shape(), bias.shape(), ctx.dims);
   if (!shape || shape->size() != product.shape().size())
     return ctx.fail(std::string(op) + ": cannot add " + bias.str() + " to " + product.str(), 2);
@@ -319,9 +323,10 @@ Type inferReshape(InferContext &ctx) {
       rest.push_back(target[i]);
   }
   auto pin = staticProduct(in), prest = staticProduct(rest);
-  std::string desc = x.str() + " (" + (x.staticNumElements() ? std::to_string(*x.staticNumElements())
-                                                             : std::string("?")) +
-                     " elements)";
+  std::string desc =
+      x.str() + " (" +
+      (x.staticNumElements() ? std::to_string(*x.staticNumElements()) : std::string("?")) +
+      " elements)";
   if (inferAt >= 0) {
     if (pin && prest) {
       if (*prest == 0 || *pin % *prest != 0)
@@ -402,7 +407,8 @@ Type inferConcat(InferContext &ctx) {
       const Dim &a = out[d], &b = t.shape()[d];
       if (a.isStatic() && b.isStatic() && a != b)
         return ctx.fail("concat: dim " + std::to_string(d) + " of " + t.str() + " does not match " +
-                        first.str(), int(i));
+                            first.str(),
+                        int(i));
     }
     out[*axis] = sumDims(out[*axis], t.shape()[*axis], ctx.dims);
     dtype = promoteDTypes(dtype, t.dtype());
@@ -657,22 +663,22 @@ Type inferConv2d(InferContext &ctx) {
   const Type &x = ctx.operand(0), &w = ctx.operand(1);
   const char *layout = nhwc ? "NHWC" : "NCHW";
   if (x.rank() != 4)
-    return ctx.fail(std::string("conv2d: input must be ") + layout + " (rank 4), found " + x.str(), 0);
+    return ctx.fail(std::string("conv2d: input must be ") + layout + " (rank 4), found " + x.str(),
+                    0);
   if (w.rank() != 4)
     return ctx.fail("conv2d: weight must be OIHW (rank 4), found " + w.str(), 1);
   Shape xs = nchwDims(x.shape(), nhwc);
   const Dim &c1 = xs[1], &c2 = w.shape()[1];
   if (c1.isStatic() && c2.isStatic() && c1 != c2)
-    return ctx.fail("conv2d: " + c1.str() + " input channels vs " + c2.str() +
-                    " in the weight (" + x.str() + ", " + w.str() + ")");
+    return ctx.fail("conv2d: " + c1.str() + " input channels vs " + c2.str() + " in the weight (" +
+                    x.str() + ", " + w.str() + ")");
   int64_t stride = ctx.intAttr("stride", 1), pad = ctx.intAttr("padding", 0);
   if (stride < 1 || pad < 0)
     return ctx.fail("conv2d: stride must be positive and padding non-negative");
   Shape out = {xs[0], w.shape()[0]};
   for (int d = 2; d < 4; ++d) {
     const Dim &k = w.shape()[d];
-    Dim o = k.isStatic() ? windowDim(xs[d], k.size(), stride, pad, ctx.dims)
-                         : ctx.dims.fresh();
+    Dim o = k.isStatic() ? windowDim(xs[d], k.size(), stride, pad, ctx.dims) : ctx.dims.fresh();
     if (o.isStatic() && o.size() <= 0)
       return ctx.fail("conv2d: kernel " + shapeStr(w.shape()) + " is larger than the input " +
                       x.str());
@@ -691,7 +697,8 @@ Type inferPool(InferContext &ctx) {
   const Type &x = ctx.operand(0);
   if (x.rank() != 4)
     return ctx.fail(std::string("pooling input must be ") + (nhwc ? "NHWC" : "NCHW") +
-                        " (rank 4), found " + x.str(), 0);
+                        " (rank 4), found " + x.str(),
+                    0);
   int64_t k = ctx.intAttr("k", 2);
   if (k < 1)
     return ctx.fail("pooling window must be positive, found " + std::to_string(k));
@@ -806,8 +813,8 @@ Type inferFashionMnist(InferContext &ctx) {
   if (ctx.operand(0).kind() != Type::Kind::Str)
     return ctx.fail("fashion_mnist: split must be a str, found " + ctx.operand(0).str(), 0);
   Dim n = ctx.dims.fresh();
-  return Type::tuple({Type::tensor(DType::F32, {n, Dim::fixed(784)}),
-                      Type::tensor(DType::I64, {n})});
+  return Type::tuple(
+      {Type::tensor(DType::F32, {n, Dim::fixed(784)}), Type::tensor(DType::I64, {n})});
 }
 
 /// load_idx(path){rank} -> i32 with `rank` run-time dims; load_csv(path){dtype} -> [rows, cols].
@@ -865,9 +872,9 @@ struct Entry {
 
 const AttrSpec kAxes{"axes", AttrKind::Ints}, kKeepdims{"keepdims", AttrKind::Bool},
     kAxis{"axis", AttrKind::Int}, kShape{"shape", AttrKind::Shape},
-    kDtype{"dtype", AttrKind::DType}, kK{"k", AttrKind::Int},
-    kStride{"stride", AttrKind::Int}, kPadding{"padding", AttrKind::Int},
-    kInputShape{"input_shape", AttrKind::Shape}, kLayout{"layout", AttrKind::Str};
+    kDtype{"dtype", AttrKind::DType}, kK{"k", AttrKind::Int}, kStride{"stride", AttrKind::Int},
+    kPadding{"padding", AttrKind::Int}, kInputShape{"input_shape", AttrKind::Shape},
+    kLayout{"layout", AttrKind::Str};
 
 std::vector<Entry> entries() {
   using C = CostClass;
@@ -898,20 +905,29 @@ std::vector<Entry> entries() {
 
   e.push_back({"matmul", {"a", "b"}, {}, inferMatmul, false, C::Expensive});
   e.push_back({"dot", {"a", "b"}, {}, inferDot, false, C::Expensive});
-  e.push_back({"matmul_bias", {"a", "b", "bias"}, {{"relu", AttrKind::Bool}}, inferMatmulBias,
-               false, C::Expensive, false});
+  e.push_back({"matmul_bias",
+               {"a", "b", "bias"},
+               {{"relu", AttrKind::Bool}},
+               inferMatmulBias,
+               false,
+               C::Expensive,
+               false});
 
   e.push_back({"reshape", {"x", "dims"}, {kShape}, inferReshape, false, C::Cheap, true, true});
   e.push_back({"transpose", {"x"}, {{"perm", AttrKind::Ints}}, inferTranspose});
   e.push_back({"concat", {"xs"}, {kAxis}, inferConcat, false, C::Cheap, true, true});
   e.push_back({"stack", {"xs"}, {kAxis}, inferStack, false, C::Cheap, true, true});
   e.push_back({"split", {"x"}, {kAxis, {"sizes", AttrKind::Ints}}, inferSplit});
-  e.push_back({"broadcast_to", {"x", "dims"}, {kShape}, inferBroadcastTo, false, C::Cheap, true,
-               true});
+  e.push_back(
+      {"broadcast_to", {"x", "dims"}, {kShape}, inferBroadcastTo, false, C::Cheap, true, true});
   e.push_back({"slice",
                {"x", "bounds"},
                {{"begin", AttrKind::Ints}, {"end", AttrKind::Ints}, {"step", AttrKind::Ints}},
-               inferSlice, false, C::Cheap, true, true});
+               inferSlice,
+               false,
+               C::Cheap,
+               true,
+               true});
   e.push_back({"index", {"x", "i"}, {kAxis}, inferIndex});
   e.push_back({"gather", {"x", "indices"}, {kAxis}, inferGather});
   e.push_back({"expand_dims", {"x"}, {kAxis}, inferExpandDims});
@@ -923,85 +939,149 @@ std::vector<Entry> entries() {
   e.push_back({"log_softmax", {"x"}, {kAxis}, inferSoftmax});
   e.push_back({"cross_entropy", {"logits", "labels"}, {}, inferCrossEntropy});
   e.push_back({"mse", {"a", "b"}, {}, inferMse});
-  e.push_back({"conv2d", {"x", "w"}, {kStride, kPadding, kLayout}, inferConv2d, false, C::Expensive});
-  e.push_back({"conv2d_bias", {"x", "w", "bias"}, {kStride, kPadding, {"relu", AttrKind::Bool}, kLayout},
-               inferConv2dBias, false, C::Expensive, false});
+  e.push_back(
+      {"conv2d", {"x", "w"}, {kStride, kPadding, kLayout}, inferConv2d, false, C::Expensive});
+  e.push_back({"conv2d_bias",
+               {"x", "w", "bias"},
+               {kStride, kPadding, {"relu", AttrKind::Bool}, kLayout},
+               inferConv2dBias,
+               false,
+               C::Expensive,
+               false});
   e.push_back({"max_pool2d", {"x"}, {kK, kLayout}, inferPool, false, C::Expensive});
   e.push_back({"avg_pool2d", {"x"}, {kK, kLayout}, inferPool, false, C::Expensive});
   // Draws from the RNG stream, so it is ordered with seed/randn like a side effect.
-  e.push_back({"dropout", {"x"}, {{"p", AttrKind::Float}}, inferDropout, false, C::Cheap, true,
-               false, true});
+  e.push_back({"dropout",
+               {"x"},
+               {{"p", AttrKind::Float}},
+               inferDropout,
+               false,
+               C::Cheap,
+               true,
+               false,
+               true});
   // Identity whose gradient is zero (LANGUAGE.md "stop_gradient"); not in docs/ops.md's table.
   e.push_back({"stop_gradient", {"x"}, {}, inferLike<0>, true, C::Cheap, false});
 
   e.push_back({"const",
                {},
                {{"value", AttrKind::Float}, kShape, kDtype},
-               inferConst, false, C::Cheap, false});
+               inferConst,
+               false,
+               C::Cheap,
+               false});
   for (const char *n : {"zeros", "ones"})
     e.push_back({n, {"dims"}, {kShape, kDtype}, inferCreate, false, C::Cheap, false, true});
-  e.push_back({"full", {"value", "dims"}, {kShape, kDtype}, inferFull, false, C::Cheap, true,
-               true});
+  e.push_back(
+      {"full", {"value", "dims"}, {kShape, kDtype}, inferFull, false, C::Cheap, true, true});
   e.push_back({"eye", {}, {{"n", AttrKind::Int}, kDtype}, inferEye, false, C::Cheap, false});
   e.push_back({"arange", {"dims"}, {kShape, kDtype}, inferArange, false, C::Cheap, false, true});
   for (const char *n : {"randn", "rand"})
     e.push_back({n, {"dims"}, {kShape, kDtype}, inferCreate, false, C::Cheap, false, true, true});
-  e.push_back({"randperm", {"dims"}, {kShape, kDtype}, inferCreate, false, C::Cheap, false, true,
-               true});
+  e.push_back(
+      {"randperm", {"dims"}, {kShape, kDtype}, inferCreate, false, C::Cheap, false, true, true});
   e.push_back({"seed", {"n"}, {}, inferSeed, false, C::Cheap, false, false, true});
-  e.push_back({"progress", {"done", "total"}, {}, inferProgress, false, C::Cheap, false, false,
-               true});
+  e.push_back(
+      {"progress", {"done", "total"}, {}, inferProgress, false, C::Cheap, false, false, true});
 
   e.push_back({"relu_grad", {"x", "g"}, {}, inferLike<1>, true, C::Cheap, false});
   e.push_back({"sigmoid_grad", {"y", "g"}, {}, inferLike<1>, true, C::Cheap, false});
   e.push_back({"tanh_grad", {"y", "g"}, {}, inferLike<1>, true, C::Cheap, false});
   e.push_back({"softmax_grad", {"y", "g"}, {kAxis}, inferLike<1>, false, C::Cheap, false});
   e.push_back({"log_softmax_grad", {"y", "g"}, {kAxis}, inferLike<1>, false, C::Cheap, false});
-  e.push_back({"cross_entropy_grad", {"logits", "labels", "g"}, {}, inferLike<0>, false,
-               C::Cheap, false});
-  e.push_back({"conv2d_grad_input", {"g", "w"}, {kStride, kPadding, kInputShape, kLayout},
-               inferInputShaped, false, C::Expensive, false});
-  e.push_back({"conv2d_grad_weight", {"x", "g"},
-               {kStride, kPadding, {"weight_shape", AttrKind::Shape}, kLayout}, inferWeightShaped, false,
-               C::Expensive, false});
-  e.push_back({"max_pool2d_grad", {"x", "g"}, {kK, kLayout}, inferLike<0>, false, C::Expensive, false});
-  e.push_back({"avg_pool2d_grad", {"g"}, {kK, kInputShape, kLayout}, inferInputShaped, false,
-               C::Expensive, false});
-  e.push_back({"slice_grad", {"g"},
-               {kInputShape, {"begin", AttrKind::Ints}, {"end", AttrKind::Ints},
-                {"step", AttrKind::Ints}},
-               inferInputShaped, false, C::Cheap, false});
+  e.push_back(
+      {"cross_entropy_grad", {"logits", "labels", "g"}, {}, inferLike<0>, false, C::Cheap, false});
+  e.push_back({"conv2d_grad_input",
+               {"g", "w"},
+               {kStride, kPadding, kInputShape, kLayout},
+               inferInputShaped,
+               false,
+               C::Expensive,
+               false});
+  e.push_back({"conv2d_grad_weight",
+               {"x", "g"},
+               {kStride, kPadding, {"weight_shape", AttrKind::Shape}, kLayout},
+               inferWeightShaped,
+               false,
+               C::Expensive,
+               false});
+  e.push_back(
+      {"max_pool2d_grad", {"x", "g"}, {kK, kLayout}, inferLike<0>, false, C::Expensive, false});
+  e.push_back({"avg_pool2d_grad",
+               {"g"},
+               {kK, kInputShape, kLayout},
+               inferInputShaped,
+               false,
+               C::Expensive,
+               false});
+  e.push_back(
+      {"slice_grad",
+       {"g"},
+       {kInputShape, {"begin", AttrKind::Ints}, {"end", AttrKind::Ints}, {"step", AttrKind::Ints}},
+       inferInputShaped,
+       false,
+       C::Cheap,
+       false});
   // Trailing int operands give the run-time sizes of input_shape's symbolic dims (gather's
   // gradient on a run-time sized tensor).
-  e.push_back({"index_grad", {"g", "i", "dims"}, {kAxis, kInputShape}, inferInputShaped, false,
-               C::Cheap, false, true});
+  e.push_back({"index_grad",
+               {"g", "i", "dims"},
+               {kAxis, kInputShape},
+               inferInputShaped,
+               false,
+               C::Cheap,
+               false,
+               true});
   e.push_back({"dropout_grad", {"g", "mask"}, {}, inferLike<0>, true, C::Cheap, false});
   for (const char *n : {"max_grad", "min_grad"})
     e.push_back({n, {"x", "g"}, {kAxes, kKeepdims}, inferLike<0>, false, C::Cheap, false});
 
   // `scalars` (one flag per operand) marks language int/float/bool operands; without it a 0-d
   // f64/i64/bool operand reads as one (runtime/Print.h).
-  e.push_back({"print", {"values"}, {{"scalars", AttrKind::Ints}}, inferNone, false, C::Cheap, false,
-               true, true});
-  e.push_back({"save", {"path", "tensors"}, {}, inferSave, false, C::Expensive, false, true,
+  e.push_back({"print",
+               {"values"},
+               {{"scalars", AttrKind::Ints}},
+               inferNone,
+               false,
+               C::Cheap,
+               false,
+               true,
                true});
+  e.push_back({"save", {"path", "tensors"}, {}, inferSave, false, C::Expensive, false, true, true});
   e.push_back({"load",
                {"path"},
                {{"dtypes", AttrKind::DTypes}, {"shapes", AttrKind::Shapes}},
-               inferLoad, false, C::Expensive, false, false, true});
+               inferLoad,
+               false,
+               C::Expensive,
+               false,
+               false,
+               true});
   // Dataset readers behind stdlib/data.dlm (runtime/Data.h); not in docs/ops.md's table.
-  e.push_back({"fashion_mnist", {"split"}, {}, inferFashionMnist, false, C::Expensive, false,
-               false, true});
-  e.push_back({"load_idx", {"path"}, {{"rank", AttrKind::Int}}, inferReadFile, false,
-               C::Expensive, false, false, true});
-  e.push_back({"load_csv", {"path"}, {kDtype}, inferReadFile, false, C::Expensive, false, false,
+  e.push_back(
+      {"fashion_mnist", {"split"}, {}, inferFashionMnist, false, C::Expensive, false, false, true});
+  e.push_back({"load_idx",
+               {"path"},
+               {{"rank", AttrKind::Int}},
+               inferReadFile,
+               false,
+               C::Expensive,
+               false,
+               false,
                true});
-  e.push_back({"memory_stats", {"after"}, {}, inferMemoryStats, false, C::Cheap, false, true,
-               true});
+  e.push_back(
+      {"load_csv", {"path"}, {kDtype}, inferReadFile, false, C::Expensive, false, false, true});
+  e.push_back(
+      {"memory_stats", {"after"}, {}, inferMemoryStats, false, C::Cheap, false, true, true});
   e.push_back({"assert",
                {"cond"},
                {{"message", AttrKind::Str}, {"location", AttrKind::Str}},
-               inferAssert, false, C::Cheap, false, false, true});
+               inferAssert,
+               false,
+               C::Cheap,
+               false,
+               false,
+               true});
   return e;
 }
 

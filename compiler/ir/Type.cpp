@@ -70,15 +70,24 @@ std::string shapeStr(const Shape &s) {
 
 std::string Type::str() const {
   switch (kind_) {
-  case Kind::Error: return "<error>";
-  case Kind::None: return "none";
-  case Kind::Int: return "int";
-  case Kind::Float: return "float";
-  case Kind::Bool: return "bool";
-  case Kind::Str: return "str";
-  case Kind::Tensor: return std::string(dtypeName(dtype_)) + shapeStr(shape_);
-  case Kind::Function: return callee_ ? callee_->describe() : "fn";
-  case Kind::Tuple: break;
+  case Kind::Error:
+    return "<error>";
+  case Kind::None:
+    return "none";
+  case Kind::Int:
+    return "int";
+  case Kind::Float:
+    return "float";
+  case Kind::Bool:
+    return "bool";
+  case Kind::Str:
+    return "str";
+  case Kind::Tensor:
+    return std::string(dtypeName(dtype_)) + shapeStr(shape_);
+  case Kind::Function:
+    return callee_ ? callee_->describe() : "fn";
+  case Kind::Tuple:
+    break;
   }
   std::string out = "(";
   for (size_t i = 0; i < elements_.size(); ++i) {
@@ -93,10 +102,14 @@ std::string Type::str() const {
 
 std::string Type::kindName() const {
   switch (kind_) {
-  case Kind::Tensor: return "Tensor";
-  case Kind::Tuple: return "tuple";
-  case Kind::Function: return "function";
-  default: return str();
+  case Kind::Tensor:
+    return "Tensor";
+  case Kind::Tuple:
+    return "tuple";
+  case Kind::Function:
+    return "function";
+  default:
+    return str();
   }
 }
 
@@ -104,10 +117,14 @@ bool Type::operator==(const Type &o) const {
   if (kind_ != o.kind_)
     return false;
   switch (kind_) {
-  case Kind::Tensor: return dtype_ == o.dtype_ && shape_ == o.shape_;
-  case Kind::Tuple: return elements_ == o.elements_;
-  case Kind::Function: return callee_ == o.callee_;
-  default: return true;
+  case Kind::Tensor:
+    return dtype_ == o.dtype_ && shape_ == o.shape_;
+  case Kind::Tuple:
+    return elements_ == o.elements_;
+  case Kind::Function:
+    return callee_ == o.callee_;
+  default:
+    return true;
   }
 }
 
@@ -138,15 +155,19 @@ std::optional<Shape> broadcastShapes(const Shape &a, const Shape &b, DimContext 
 /// Rank of a dtype in PyTorch's promotion lattice: bool < i32 < i64 < f32 < f64.
 static int dtypeRank(DType t) {
   switch (t) {
-  case DType::Bool: return 0;
-  case DType::I32: return 1;
-  case DType::I64: return 2;
-  case DType::F32: return 3;
-  case DType::F64: return 4;
+  case DType::Bool:
+    return 0;
+  case DType::I32:
+    return 1;
+  case DType::I64:
+    return 2;
+  case DType::F32:
+    return 3;
+  case DType::F64:
+    return 4;
   }
   return 0;
 }
-
 
 DType promoteDTypes(DType a, DType b) { return dtypeRank(a) >= dtypeRank(b) ? a : b; }
 

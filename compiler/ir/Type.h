@@ -27,8 +27,17 @@ namespace dlm {
 class Dim {
 public:
   Dim() = default;
-  static Dim fixed(int64_t size) { Dim d; d.size_ = size; return d; }
-  static Dim symbol(std::string name) { Dim d; d.size_ = -1; d.name_ = std::move(name); return d; }
+  static Dim fixed(int64_t size) {
+    Dim d;
+    d.size_ = size;
+    return d;
+  }
+  static Dim symbol(std::string name) {
+    Dim d;
+    d.size_ = -1;
+    d.name_ = std::move(name);
+    return d;
+  }
 
   bool isStatic() const { return size_ >= 0; }
   bool isSymbolic() const { return size_ < 0; }

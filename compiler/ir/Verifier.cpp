@@ -19,16 +19,26 @@ namespace {
 
 bool holds(AttrKind kind, const AttrValue &v) {
   switch (kind) {
-  case AttrKind::Int: return std::holds_alternative<int64_t>(v);
-  case AttrKind::Float: return std::holds_alternative<double>(v);
-  case AttrKind::Bool: return std::holds_alternative<bool>(v);
-  case AttrKind::Str: return std::holds_alternative<std::string>(v);
-  case AttrKind::Ints: return std::holds_alternative<std::vector<int64_t>>(v);
-  case AttrKind::Floats: return std::holds_alternative<std::vector<double>>(v);
-  case AttrKind::DType: return std::holds_alternative<DType>(v);
-  case AttrKind::DTypes: return std::holds_alternative<std::vector<DType>>(v);
-  case AttrKind::Shape: return std::holds_alternative<Shape>(v);
-  case AttrKind::Shapes: return std::holds_alternative<std::vector<Shape>>(v);
+  case AttrKind::Int:
+    return std::holds_alternative<int64_t>(v);
+  case AttrKind::Float:
+    return std::holds_alternative<double>(v);
+  case AttrKind::Bool:
+    return std::holds_alternative<bool>(v);
+  case AttrKind::Str:
+    return std::holds_alternative<std::string>(v);
+  case AttrKind::Ints:
+    return std::holds_alternative<std::vector<int64_t>>(v);
+  case AttrKind::Floats:
+    return std::holds_alternative<std::vector<double>>(v);
+  case AttrKind::DType:
+    return std::holds_alternative<DType>(v);
+  case AttrKind::DTypes:
+    return std::holds_alternative<std::vector<DType>>(v);
+  case AttrKind::Shape:
+    return std::holds_alternative<Shape>(v);
+  case AttrKind::Shapes:
+    return std::holds_alternative<std::vector<Shape>>(v);
   }
   return false;
 }
@@ -51,7 +61,9 @@ bool isRequiredAttr(const Node &n, const AttrSpec &spec) {
   return false;
 }
 
-bool isBoolScalar(const Type &t) { return t.isTensor() && t.dtype() == DType::Bool && t.rank() == 0; }
+bool isBoolScalar(const Type &t) {
+  return t.isTensor() && t.dtype() == DType::Bool && t.rank() == 0;
+}
 
 /// The language type a 0-d graph tensor stood for before lowering (i64 -> int, f64 -> float,
 /// bool -> bool), so registry rules see scalars the way sema did.
@@ -59,10 +71,14 @@ Type asLanguageScalar(const Type &t) {
   if (!t.isTensor() || t.rank() != 0)
     return t;
   switch (t.dtype()) {
-  case DType::I64: return Type::intTy();
-  case DType::F64: return Type::floatTy();
-  case DType::Bool: return Type::boolTy();
-  default: return t;
+  case DType::I64:
+    return Type::intTy();
+  case DType::F64:
+    return Type::floatTy();
+  case DType::Bool:
+    return Type::boolTy();
+  default:
+    return t;
   }
 }
 
@@ -177,8 +193,8 @@ private:
         fail(n.id, "op '" + n.op + "' has no attribute '" + attrName + "'");
         attrsOk = false;
       } else if (!holds(spec->kind, value) && !isConstValue(n, attrName)) {
-        fail(n.id, "attribute '" + attrName + "' of '" + n.op + "' has the wrong kind: " +
-                       attrStr(value));
+        fail(n.id, "attribute '" + attrName + "' of '" + n.op +
+                       "' has the wrong kind: " + attrStr(value));
         attrsOk = false;
       }
     }
@@ -203,8 +219,9 @@ private:
         continue;
       }
       if (g.node(c).op == "Switch") {
-        fail(n.id, "control input " + name(c) + " is a Switch, whose outputs differ in "
-                   "liveness; take the control edge from an Identity of one output");
+        fail(n.id, "control input " + name(c) +
+                       " is a Switch, whose outputs differ in "
+                       "liveness; take the control edge from an Identity of one output");
         edgesOk = false;
         continue;
       }

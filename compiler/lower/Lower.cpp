@@ -81,8 +81,7 @@ struct Context {
 
 class Lowering {
 public:
-  Lowering(DiagnosticEngine &diags, const LowerOptions &options)
-      : diags(diags), options(options) {}
+  Lowering(DiagnosticEngine &diags, const LowerOptions &options) : diags(diags), options(options) {}
 
   std::optional<Graph> run(const ssa::Program &program) {
     const ssa::Function *main = program.main();
@@ -135,8 +134,9 @@ private:
     if (ctx.pivot)
       return *ctx.pivot;
     ValueRef source = ctx.pivotSource ? *ctx.pivotSource : predicateSwitch(ctx);
-    ctx.pivot = g.addNode("Identity", {source}, {g.typeOf(source)}, ctx.frame,
-                          location(ctx.loc, ctx.site)).id;
+    ctx.pivot =
+        g.addNode("Identity", {source}, {g.typeOf(source)}, ctx.frame, location(ctx.loc, ctx.site))
+            .id;
     return *ctx.pivot;
   }
 
@@ -243,8 +243,8 @@ private:
       LoopRecord &rec = *scope.loopRecord;
       auto [it, inserted] = rec.invariants.try_emplace(outer, 0);
       if (inserted) {
-        Node &n = g.addNode("Enter", {outer}, {g.typeOf(outer)}, rec.frame,
-                            location(rec.loc, rec.site));
+        Node &n =
+            g.addNode("Enter", {outer}, {g.typeOf(outer)}, rec.frame, location(rec.loc, rec.site));
         n.attrs.emplace("is_constant", true);
         it->second = n.id;
       }
@@ -324,13 +324,18 @@ private:
 
   void lowerOpKind(const ssa::Operation &op, Scope &scope, Context &ctx) {
     switch (op.kind) {
-    case ssa::OpKind::Builtin: return lowerBuiltin(op, scope, ctx);
+    case ssa::OpKind::Builtin:
+      return lowerBuiltin(op, scope, ctx);
     case ssa::OpKind::Tuple:
       return bind({op.result()}, lookupAll(op.operands, scope), scope);
-    case ssa::OpKind::Get: return lowerGet(op, scope);
-    case ssa::OpKind::Dim: return lowerDim(op, scope, ctx);
-    case ssa::OpKind::Undef: return lowerUndef(op, scope, ctx);
-    case ssa::OpKind::Call: return lowerCall(op, scope, ctx);
+    case ssa::OpKind::Get:
+      return lowerGet(op, scope);
+    case ssa::OpKind::Dim:
+      return lowerDim(op, scope, ctx);
+    case ssa::OpKind::Undef:
+      return lowerUndef(op, scope, ctx);
+    case ssa::OpKind::Call:
+      return lowerCall(op, scope, ctx);
     case ssa::OpKind::Grad: {
       // compiler/autodiff builds the derivative as a function of the callee's parameters.
       const ssa::Function *derivative = differentiator.derivative(op);
@@ -340,9 +345,12 @@ private:
       }
       return lowerCall(op, scope, ctx, derivative);
     }
-    case ssa::OpKind::If: return lowerIf(op, scope, ctx);
-    case ssa::OpKind::While: return lowerWhile(op, scope, ctx);
-    case ssa::OpKind::For: return lowerFor(op, scope, ctx);
+    case ssa::OpKind::If:
+      return lowerIf(op, scope, ctx);
+    case ssa::OpKind::While:
+      return lowerWhile(op, scope, ctx);
+    case ssa::OpKind::For:
+      return lowerFor(op, scope, ctx);
     case ssa::OpKind::Yield:
     case ssa::OpKind::Condition:
     case ssa::OpKind::Return:
@@ -388,14 +396,18 @@ private:
   /// integer *tensor* (`sqrt(sum(tensor([1, 2, 3])))`): the operand is cast to the result's
   /// dtype first. Without the cast the graph executor printed a Python float at -O0.
   static std::optional<DType> unaryComputeDType(const ssa::Operation &op) {
-    static constexpr std::string_view kFloatUnary[] = {"exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid"};
+    static constexpr std::string_view kFloatUnary[] = {"exp", "log",  "sqrt",   "sin",
+                                                       "cos", "tanh", "sigmoid"};
     if (op.operands.size() != 1 || op.results.size() != 1 ||
-        std::find(std::begin(kFloatUnary), std::end(kFloatUnary), op.info->name) == std::end(kFloatUnary))
+        std::find(std::begin(kFloatUnary), std::end(kFloatUnary), op.info->name) ==
+            std::end(kFloatUnary))
       return std::nullopt;
     const Type &in = op.operands[0]->type, &out = op.result()->type;
-    if (!in.isTensor() || in.rank() != 0 || isFloat(in.dtype()) || !out.isTensor() || !isFloat(out.dtype()))
+    if (!in.isTensor() || in.rank() != 0 || isFloat(in.dtype()) || !out.isTensor() ||
+        !isFloat(out.dtype()))
       return std::nullopt;
-    DType computed = runtimeOperandRank(in.dtype(), 0) == OperandRank::Scalar ? DType::F64 : DType::F32;
+    DType computed =
+        runtimeOperandRank(in.dtype(), 0) == OperandRank::Scalar ? DType::F64 : DType::F32;
     return computed == out.dtype() ? std::nullopt : std::optional<DType>(out.dtype());
   }
 
@@ -426,8 +438,8 @@ private:
   void lowerDim(const ssa::Operation &op, Scope &scope, Context &ctx) {
     ValueRef x = lookup(op.operands[0], scope)[0];
     size_t rank = g.typeOf(x).rank();
-    NodeId shape = emit(ctx, "shape_of", {x},
-                        {Type::tensor(DType::I64, {Dim::fixed(int64_t(rank))})}, op.loc);
+    NodeId shape =
+        emit(ctx, "shape_of", {x}, {Type::tensor(DType::I64, {Dim::fixed(int64_t(rank))})}, op.loc);
     ValueRef axis = constant(ctx, op.attrs.at("axis"), i64Scalar(), op.loc);
     Attrs attrs;
     attrs.emplace("axis", int64_t{0});
@@ -477,8 +489,8 @@ private:
     if (failed)
       return;
     const ssa::Operation *ret = callee->entry().terminator();
-    Values result = ret && !ret->operands.empty() ? lookup(ret->operands[0], calleeScope)
-                                                   : Values{};
+    Values result =
+        ret && !ret->operands.empty() ? lookup(ret->operands[0], calleeScope) : Values{};
     bind(raw(op.results), result, scope);
   }
 
@@ -516,7 +528,8 @@ private:
         // could fire from that side early and let a later effect overtake an earlier one.
         NodeId pivot = pivotOf(bctx);
         NodeId t = g.addNode("Identity", {Graph::value(pivot)}, {boolScalar()}, ctx.frame,
-                             location(op.loc)).id;
+                             location(op.loc))
+                       .id;
         if (bctx.token)
           g.addControlInput(t, *bctx.token);
         branchTokens[side] = Graph::value(t);
@@ -527,11 +540,13 @@ private:
     Values merged;
     for (size_t i = 0; i < types.size(); ++i)
       merged.push_back(Graph::value(g.addNode("Merge", {branchResults[1][i], branchResults[0][i]},
-                                              {types[i]}, ctx.frame, location(op.loc)).id));
+                                              {types[i]}, ctx.frame, location(op.loc))
+                                        .id));
     bind(results, merged, scope);
     if (effects)
       setToken(ctx, Graph::value(g.addNode("Merge", {branchTokens[1], branchTokens[0]},
-                                           {boolScalar()}, ctx.frame, location(op.loc)).id));
+                                           {boolScalar()}, ctx.frame, location(op.loc))
+                                     .id));
   }
 
   // --- loops -------------------------------------------------------------------------------
@@ -570,8 +585,8 @@ private:
   void openLoop(Loop &loop, const ssa::Operation &op, Values inits, Context &ctx,
                 const char *kind) {
     std::vector<Type> carriedTypes = flatTypes(raw(op.carried));
-    std::string name = frameName(inlineStack.back()->name) + "." + kind +
-                       std::to_string(frameCounter++);
+    std::string name =
+        frameName(inlineStack.back()->name) + "." + kind + std::to_string(frameCounter++);
     loop.frame = g.addFrame(name, ctx.frame, options.parallelIterations);
     loop.record.frame = loop.frame;
     loop.record.loc = op.loc;
@@ -589,7 +604,8 @@ private:
       NodeId e = enter.id;
       Type merged = i < carriedTypes.size() ? carriedTypes[i] : t;
       loop.merges.push_back(g.addNode("Merge", {Graph::value(e), Graph::value(e)}, {merged},
-                                      loop.frame, location(op.loc)).id);
+                                      loop.frame, location(op.loc))
+                                .id);
     }
   }
 
@@ -611,8 +627,8 @@ private:
     if (loop.effects) {
       NodeId start = token.node;
       if (g.node(start).op == "Switch")
-        start = g.addNode("Identity", {token}, {boolScalar()}, loop.frame,
-                          location(c.loc, c.site)).id;
+        start =
+            g.addNode("Identity", {token}, {boolScalar()}, loop.frame, location(c.loc, c.site)).id;
       c.token = start;
       c.tokenValue = Graph::value(start);
     }
@@ -660,8 +676,9 @@ private:
     if (next.size() < loop.merges.size()) // the placeholder value goes around unchanged
       next.push_back(Graph::value(loop.switches.back(), 1));
     for (size_t i = 0; i < loop.merges.size(); ++i) {
-      NodeId n = g.addNode("NextIteration", {next[i]}, {g.typeOf(next[i])}, loop.frame,
-                           location(op.loc)).id;
+      NodeId n =
+          g.addNode("NextIteration", {next[i]}, {g.typeOf(next[i])}, loop.frame, location(op.loc))
+              .id;
       g.node(loop.merges[i]).inputs[1] = Graph::value(n);
     }
   }
@@ -743,8 +760,8 @@ private:
     Context condCtx = condContext(loop);
     ValueRef hi = crossBoundary(hiOuter, loopScope);
     ValueRef step = crossBoundary(stepOuter, loopScope);
-    ValueRef cond = rangeCondition(condCtx, Graph::value(loop.merges[0]), hi, step, knownStep,
-                                   op.loc);
+    ValueRef cond =
+        rangeCondition(condCtx, Graph::value(loop.merges[0]), hi, step, knownStep, op.loc);
     closeCondition(loop, cond, condCtx, op);
 
     bind(carried, bodyValues(loop, numData), loopScope);

@@ -32,7 +32,9 @@ namespace {
 
 const Node &producer(const Graph &g, ValueRef v) { return g.node(v.node); }
 
-bool isInteger(const Type &t) { return t.isTensor() && (t.dtype() == DType::I64 || t.dtype() == DType::I32); }
+bool isInteger(const Type &t) {
+  return t.isTensor() && (t.dtype() == DType::I64 || t.dtype() == DType::I32);
+}
 
 /// When operand `k` of binary `n` is a constant splat of `value` and the other operand has n's
 /// type, forwards n to the other operand.
@@ -98,7 +100,8 @@ bool integerZero(Graph &g, NodeId id) {
   n.op = "const";
   n.inputs.clear();
   n.controlInputs = std::move(deps);
-  n.attrs = {{"value", std::vector<double>(*t.staticNumElements(), 0.0)}, {"shape", t.shape()},
+  n.attrs = {{"value", std::vector<double>(*t.staticNumElements(), 0.0)},
+             {"shape", t.shape()},
              {"dtype", t.dtype()}};
   return true;
 }
@@ -255,8 +258,8 @@ bool mulByMinusOne(Graph &g, NodeId id) {
 
 using Rule = bool (*)(Graph &, NodeId);
 
-const Rule kRules[] = {mulByOne,      divOrPowByOne,   addZero,        integerZero,
-                       doubleNegation, logOfExp,       expOfLog,       transposeChain,
+const Rule kRules[] = {mulByOne,       divOrPowByOne,  addZero,          integerZero,
+                       doubleNegation, logOfExp,       expOfLog,         transposeChain,
                        reshapeChain,   noOpConversion, squareByMultiply, mulByMinusOne};
 
 /// A forwarded node is left with no data users (or as an Identity with control inputs); rules

@@ -55,7 +55,8 @@ std::optional<rt::Tensor> evaluate(const Node &n, const std::vector<rt::Value> &
   if (!rt::findKernel(kernel, rt::Device::CPU))
     return std::nullopt;
   std::vector<rt::Value> outs;
-  rt::Status status = rt::callKernel(kernel, std::span<const rt::Value>(inputs), runtimeAttrs(n), outs);
+  rt::Status status =
+      rt::callKernel(kernel, std::span<const rt::Value>(inputs), runtimeAttrs(n), outs);
   if (!status || outs.size() != 1 || !outs[0].isTensor())
     return std::nullopt;
   return outs[0].tensor();
@@ -73,8 +74,9 @@ std::optional<std::vector<double>> elementsOf(const rt::Tensor &t) {
   // NaN has no sign-preserving .dlmir spelling (the printed graph must parse back).
   if (std::any_of(values.begin(), values.end(), [](double v) { return std::isnan(v); }))
     return std::nullopt;
-  if (t.dtype() == DType::I64 &&
-      std::any_of(values.begin(), values.end(), [](double v) { return std::fabs(v) > 9007199254740992.0; }))
+  if (t.dtype() == DType::I64 && std::any_of(values.begin(), values.end(), [](double v) {
+        return std::fabs(v) > 9007199254740992.0;
+      }))
     return std::nullopt;
   return values;
 }
@@ -86,7 +88,8 @@ std::optional<rt::Tensor> castTo(const rt::Tensor &t, DType dtype) {
   std::vector<rt::Value> outs;
   rt::Attrs attrs;
   attrs.set("dtype", dtype);
-  if (!rt::callKernel("cast", {rt::Value(t)}, attrs, outs) || outs.size() != 1 || !outs[0].isTensor())
+  if (!rt::callKernel("cast", {rt::Value(t)}, attrs, outs) || outs.size() != 1 ||
+      !outs[0].isTensor())
     return std::nullopt;
   return outs[0].tensor();
 }

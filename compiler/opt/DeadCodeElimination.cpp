@@ -26,9 +26,7 @@ namespace dlm::opt {
 using namespace graph;
 
 /// Nodes whose running is itself observable (a run-time error is too).
-static bool isRoot(const Graph &g, const Node &n) {
-  return hasEffect(n) || mayFail(g, n);
-}
+static bool isRoot(const Graph &g, const Node &n) { return hasEffect(n) || mayFail(g, n); }
 
 PassResult runDeadCodeElimination(Graph &g, PassContext &ctx) {
   std::vector<NodeId> roots;

@@ -12,7 +12,8 @@ namespace {
 /// Whether st's op is a registry elementwise op without attributes, of st's arity.
 bool isStatementOp(const FusedStatement &st) {
   const OpInfo *info = OpRegistry::get().lookup(st.op);
-  return info && info->elementwise && info->attrs.empty() && st.operands.size() == info->operands.size();
+  return info && info->elementwise && info->attrs.empty() &&
+         st.operands.size() == info->operands.size();
 }
 
 /// The broadcast of every operand's shape, with the last statement's dtype.
@@ -25,7 +26,8 @@ Type inferFused(InferContext &ctx) {
   for (size_t i = 0; i < ctx.operands.size(); ++i) {
     const Type &t = ctx.operand(i);
     if (!t.isTensor() && !t.isNumericScalar())
-      return ctx.fail("fused: operand " + std::to_string(i) + " is not a tensor", static_cast<int>(i));
+      return ctx.fail("fused: operand " + std::to_string(i) + " is not a tensor",
+                      static_cast<int>(i));
     std::optional<Shape> b = broadcastShapes(shape, t.isTensor() ? t.shape() : Shape{}, ctx.dims);
     if (!b)
       return ctx.fail("fused: operands do not broadcast", static_cast<int>(i));

@@ -11,8 +11,8 @@ namespace dlm::opt {
 using namespace graph;
 
 bool isControlFlow(const Node &n) {
-  static constexpr std::string_view kOps[] = {"Switch", "Merge", "Enter", "Exit", "NextIteration",
-                                              "LoopCond"};
+  static constexpr std::string_view kOps[] = {"Switch", "Merge",         "Enter",
+                                              "Exit",   "NextIteration", "LoopCond"};
   return std::find(std::begin(kOps), std::end(kOps), n.op) != std::end(kOps);
 }
 
@@ -39,15 +39,50 @@ bool isPure(const Node &n) {
 static bool isStatic(const Type &t) { return !t.isTensor() || t.staticNumElements().has_value(); }
 
 bool mayFail(const Graph &g, const Node &n) {
-  static constexpr std::string_view kShapeOps[] = {
-      "matmul",   "dot",       "transpose", "sum",         "mean",        "max",
-      "min",      "logsumexp", "norm",      "argmax",      "softmax",     "log_softmax",
-      "mse",      "reshape",   "broadcast_to", "expand_dims", "squeeze",  "sum_to",
-      "concat",   "stack",     "split",     "const",       "Identity",    "shape_of",
-      "zeros",    "ones",      "full",      "eye",         "arange",      "zeros_like",
-      "conv2d",   "max_pool2d", "avg_pool2d", "softmax_grad", "log_softmax_grad",
-      "max_grad", "min_grad",  "slice_grad", "conv2d_grad_input", "conv2d_grad_weight",
-      "max_pool2d_grad", "avg_pool2d_grad", "matmul_bias", "conv2d_bias"};
+  static constexpr std::string_view kShapeOps[] = {"matmul",
+                                                   "dot",
+                                                   "transpose",
+                                                   "sum",
+                                                   "mean",
+                                                   "max",
+                                                   "min",
+                                                   "logsumexp",
+                                                   "norm",
+                                                   "argmax",
+                                                   "softmax",
+                                                   "log_softmax",
+                                                   "mse",
+                                                   "reshape",
+                                                   "broadcast_to",
+                                                   "expand_dims",
+                                                   "squeeze",
+                                                   "sum_to",
+                                                   "concat",
+                                                   "stack",
+                                                   "split",
+                                                   "const",
+                                                   "Identity",
+                                                   "shape_of",
+                                                   "zeros",
+                                                   "ones",
+                                                   "full",
+                                                   "eye",
+                                                   "arange",
+                                                   "zeros_like",
+                                                   "conv2d",
+                                                   "max_pool2d",
+                                                   "avg_pool2d",
+                                                   "softmax_grad",
+                                                   "log_softmax_grad",
+                                                   "max_grad",
+                                                   "min_grad",
+                                                   "slice_grad",
+                                                   "conv2d_grad_input",
+                                                   "conv2d_grad_weight",
+                                                   "max_pool2d_grad",
+                                                   "avg_pool2d_grad",
+                                                   "matmul_bias",
+                                                   "conv2d_bias"};
   const OpInfo *info = OpRegistry::get().lookup(n.op);
   if (!info || isControlFlow(n))
     return !info;
@@ -87,7 +122,8 @@ std::vector<bool> markLiveFrom(const Graph &g, const std::vector<NodeId> &roots)
   return live;
 }
 
-PassResult sweepDead(Graph &g, PassContext &ctx, const std::vector<bool> &live, const char *counter) {
+PassResult sweepDead(Graph &g, PassContext &ctx, const std::vector<bool> &live,
+                     const char *counter) {
   size_t removed = std::count(live.begin(), live.end(), false);
   if (removed == 0)
     return PassResult::Unchanged;
@@ -188,7 +224,8 @@ bool isSplatConstant(const Node &n, double value) {
          std::all_of(list->begin(), list->end(), [&](double x) { return x == value; });
 }
 
-std::optional<std::vector<int64_t>> staticSliceStart(const Node &n, const Shape &whole, const Shape &window) {
+std::optional<std::vector<int64_t>> staticSliceStart(const Node &n, const Shape &whole,
+                                                     const Shape &window) {
   auto ints = [&](const char *name) -> const std::vector<int64_t> * {
     const AttrValue *a = n.attr(name);
     return a ? std::get_if<std::vector<int64_t>>(a) : nullptr;
@@ -205,10 +242,13 @@ std::optional<std::vector<int64_t>> staticSliceStart(const Node &n, const Shape 
         !whole[d].isStatic() || !window[d].isStatic())
       return std::nullopt;
     int64_t size = whole[d].size(), len = window[d].size();
-    if (first == kSliceToEnd) first = 0;
-    if (first < 0) first += size;
+    if (first == kSliceToEnd)
+      first = 0;
+    if (first < 0)
+      first += size;
     first = std::clamp<int64_t>(first, 0, size);
-    if (first + len > size) return std::nullopt;
+    if (first + len > size)
+      return std::nullopt;
     start.push_back(len > 0 ? first : 0);
   }
   return start;

@@ -74,9 +74,9 @@ std::optional<Sibling> asSibling(const Graph &g, const Node &n) {
   if (n.op != "matmul" || n.frame == kRootFrame)
     return std::nullopt;
   const Type &x = g.typeOf(n.inputs[0]), &w = g.typeOf(n.inputs[1]);
-  if (!x.isTensor() || !w.isTensor() || x.rank() < 2 || w.rank() != 2 ||
-      x.dtype() != w.dtype() || !isFloat(x.dtype()) || !w.staticNumElements() ||
-      !n.results[0].staticNumElements() || !hasOneRow(n.results[0]))
+  if (!x.isTensor() || !w.isTensor() || x.rank() < 2 || w.rank() != 2 || x.dtype() != w.dtype() ||
+      !isFloat(x.dtype()) || !w.staticNumElements() || !n.results[0].staticNumElements() ||
+      !hasOneRow(n.results[0]))
     return std::nullopt;
   std::optional<ValueRef> outside = invariantSource(g, n.inputs[1]);
   if (!outside || g.node(outside->node).frame != g.frame(n.frame).parent)
@@ -136,10 +136,9 @@ private:
     if (!ua || ua != ub)
       return std::nullopt;
     const Node &add = g.node(*ua);
-    bool reads = add.inputs.size() == 2 && ((add.inputs[0] == Graph::value(a, p) &&
-                                             add.inputs[1] == Graph::value(b, p)) ||
-                                            (add.inputs[0] == Graph::value(b, p) &&
-                                             add.inputs[1] == Graph::value(a, p)));
+    bool reads = add.inputs.size() == 2 &&
+                 ((add.inputs[0] == Graph::value(a, p) && add.inputs[1] == Graph::value(b, p)) ||
+                  (add.inputs[0] == Graph::value(b, p) && add.inputs[1] == Graph::value(a, p)));
     if (add.op != "add" || !reads || !add.controlInputs.empty() ||
         add.results[0] != g.node(a).results[p])
       return std::nullopt;

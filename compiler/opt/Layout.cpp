@@ -137,8 +137,8 @@ const ValueRef *transposeSource(const Graph &g, ValueRef v, const std::vector<in
 /// A node's part in a chain.
 struct Role {
   bool candidate = false;
-  bool conv = false;            ///< a convolution that runs natively in NHWC
-  int64_t saved = 0;            ///< the elements it transposes in NCHW and not in NHWC
+  bool conv = false; ///< a convolution that runs natively in NHWC
+  int64_t saved = 0; ///< the elements it transposes in NCHW and not in NHWC
   std::vector<unsigned> activations;
   bool activationResult = false;
 };
@@ -329,7 +329,8 @@ private:
   /// `id` and, transitively, the non-convolution members that read its results or read a value
   /// a group member reads from outside the chain: a backward tail (a relu's and a pool's
   /// gradients feeding a convolution outside) only leaves whole.
-  std::vector<NodeId> peelGroup(NodeId id, const std::vector<NodeId> &chain, const std::vector<bool> &in) const {
+  std::vector<NodeId> peelGroup(NodeId id, const std::vector<NodeId> &chain,
+                                const std::vector<bool> &in) const {
     std::vector<NodeId> group = {id};
     auto add = [&](NodeId m) {
       if (in[m] && !roles[m].conv && std::find(group.begin(), group.end(), m) == group.end())

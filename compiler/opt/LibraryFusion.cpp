@@ -14,7 +14,8 @@
 //
 // Algorithm:
 //   1. Walk the nodes in topological order (a rewritten add is seen before its relu).
-//   2. An `add` one of whose operands is a `matmul` or `conv2d` read by nothing else (no other data or
+//   2. An `add` one of whose operands is a `matmul` or `conv2d` read by nothing else (no other data
+//   or
 //      control user), in the same frame, becomes `matmul_bias` in place on the matmul's operands;
 //      it takes the product's control inputs and attributes besides its own, so it runs
 //      exactly when both did.

@@ -28,8 +28,9 @@
 //      `Identity(enter) ctrl(pivot)` an earlier run left of a hoisted node to what it reads.
 //   3. A hoistable node (pure, allowed op, static types, control inputs only from pivots, every
 //      input invariant) is copied into the parent frame on the mapped inputs (hanging from the
-//      parent's pivot when the parent is a loop), a constant Enter of the copy is added, and the node is forwarded to it, keeping as control inputs the
-//      pivots its deadness came from (its own and, transitively, its invariant inputs').
+//      parent's pivot when the parent is a loop), a constant Enter of the copy is added, and the
+//      node is forwarded to it, keeping as control inputs the pivots its deadness came from (its
+//      own and, transitively, its invariant inputs').
 //   4. Leave the bypassed nodes to `dce`.
 //
 // Requires: a verified graph  Preserves: side effects, deadness  Invalidates: node order
@@ -150,7 +151,8 @@ private:
 
   bool isHoistable(NodeId id) {
     const Node &n = g.node(id);
-    if (n.inputs.empty() || !isPure(n) || n.op == "Identity" || mayFail(g, n) || n.results.size() != 1)
+    if (n.inputs.empty() || !isPure(n) || n.op == "Identity" || mayFail(g, n) ||
+        n.results.size() != 1)
       return false;
     for (NodeId c : n.controlInputs)
       if (g.node(c).op != "Identity")
@@ -170,11 +172,13 @@ private:
     }
     std::sort(deps.begin(), deps.end());
     deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
-    Node &copy = g.addNode(g.node(id).op, std::move(inputs), g.node(id).results, parent, g.node(id).loc);
+    Node &copy =
+        g.addNode(g.node(id).op, std::move(inputs), g.node(id).results, parent, g.node(id).loc);
     copy.attrs = g.node(id).attrs;
     NodeId hoisted = copy.id;
     hangFromParentPivot(hoisted);
-    Node &enter = g.addNode("Enter", {Graph::value(hoisted)}, g.node(id).results, frame, g.node(id).loc);
+    Node &enter =
+        g.addNode("Enter", {Graph::value(hoisted)}, g.node(id).results, frame, g.node(id).loc);
     enter.attrs["is_constant"] = true;
     NodeId enterId = enter.id;
     outside[Graph::value(id)] = Graph::value(hoisted);

@@ -34,7 +34,8 @@
 //      here are freed.
 // Iterations of a loop are assumed to run one at a time (parallel_iterations is ignored).
 //
-// Requires: an acyclic graph apart from loop back edges  Preserves: everything  Invalidates: nothing
+// Requires: an acyclic graph apart from loop back edges  Preserves: everything  Invalidates:
+// nothing
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/opt/MemoryPlanning.h"
@@ -82,7 +83,9 @@ bool forwardsOperand(const Node &n, size_t operand) {
 std::optional<int64_t> intConstant(const Graph &g, ValueRef v, bool anyEnter = false) {
   for (;;) {
     const Node &n = g.node(v.node);
-    bool constantEnter = n.op == "Enter" && (anyEnter || (n.attrAs<bool>("is_constant") && *n.attrAs<bool>("is_constant")));
+    bool constantEnter =
+        n.op == "Enter" &&
+        (anyEnter || (n.attrAs<bool>("is_constant") && *n.attrAs<bool>("is_constant")));
     if (n.op == "Identity" || constantEnter) {
       v = n.inputs[0];
       continue;
@@ -124,7 +127,6 @@ std::map<NodeId, int64_t> sizeStacks(const Graph &g) {
   return sizes;
 }
 
-
 class Planner {
 public:
   Planner(const Graph &g, std::vector<NodeId> schedule)
@@ -144,10 +146,10 @@ private:
   const std::vector<NodeId> &order;
   std::vector<size_t> &pos = plan.pos;
   std::map<ValueRef, size_t> &lastUse = plan.lastUse;
-  std::vector<int64_t> bufferSize;              // by buffer id
-  std::multimap<int64_t, size_t> freeBuffers;   // size -> buffer id
+  std::vector<int64_t> bufferSize;            // by buffer id
+  std::multimap<int64_t, size_t> freeBuffers; // size -> buffer id
   std::map<ValueRef, size_t> bufferOf;
-  std::map<NodeId, int64_t> stackSizes;         // by stack_new
+  std::map<NodeId, int64_t> stackSizes; // by stack_new
   std::vector<std::vector<Use>> uses = g.dataUses();
 
   void extend(ValueRef v, size_t until) {
@@ -168,12 +170,14 @@ private:
       for (size_t operand = 0; operand < n.inputs.size(); ++operand) {
         const ValueRef &in = n.inputs[operand];
         size_t until = pos[n.id];
-        if (n.op == "NextIteration" || (n.op == "Enter" && n.attrAs<bool>("is_constant") &&
-                                        *n.attrAs<bool>("is_constant")))
+        if (n.op == "NextIteration" ||
+            (n.op == "Enter" && n.attrAs<bool>("is_constant") && *n.attrAs<bool>("is_constant")))
           until = frameEnd[n.frame];
         if (forwardsOperand(n, operand))
           for (uint32_t p = 0; p < n.numResults(); ++p)
-            until = std::max(until, lastUse.count(Graph::value(n.id, p)) ? lastUse[Graph::value(n.id, p)] : until);
+            until = std::max(until, lastUse.count(Graph::value(n.id, p))
+                                        ? lastUse[Graph::value(n.id, p)]
+                                        : until);
         extend(in, until);
       }
     }
@@ -209,17 +213,22 @@ private:
   /// Switch only the port taken counts: the other port's readers run in another iteration),
   /// a Merge its entry (a loop variable's first value; later iterations bring back the value
   /// its body computed), a non-constant Enter its input. nullopt at a value with another
-  /// reader, an if's Merge (either branch's value), a constant Enter (a loop invariant every iteration reads), a stack access or
-  /// `after` (the result is the stack's or x's buffer), or a const.
+  /// reader, an if's Merge (either branch's value), a constant Enter (a loop invariant every
+  /// iteration reads), a stack access or `after` (the result is the stack's or x's buffer), or a
+  /// const.
   std::optional<ValueRef> soleSource(ValueRef v) const {
     for (;;) {
       const Node &p = g.node(v.node);
-      if (readers(v) != 1 || p.op == "const" || forwardsFirstOperand(p)) return std::nullopt;
-      if (!forwardsBuffer(p)) return v;
+      if (readers(v) != 1 || p.op == "const" || forwardsFirstOperand(p))
+        return std::nullopt;
+      if (!forwardsBuffer(p))
+        return v;
       if (p.op == "Enter" && p.attrAs<bool>("is_constant") && *p.attrAs<bool>("is_constant"))
         return std::nullopt;
-      bool loopMerge = p.op == "Merge" && p.inputs.size() == 2 && g.node(p.inputs[1].node).op == "NextIteration";
-      if (p.inputs.empty() || (p.op == "Merge" && !loopMerge)) return std::nullopt;
+      bool loopMerge =
+          p.op == "Merge" && p.inputs.size() == 2 && g.node(p.inputs[1].node).op == "NextIteration";
+      if (p.inputs.empty() || (p.op == "Merge" && !loopMerge))
+        return std::nullopt;
       v = p.inputs[0];
     }
   }
@@ -230,7 +239,8 @@ private:
     std::optional<size_t> k = accumulatorOperand(g, n);
     std::optional<ValueRef> source = k ? soleSource(n.inputs[*k]) : std::nullopt;
     auto b = source ? bufferOf.find(*source) : bufferOf.end();
-    if (b == bufferOf.end() || bufferSize[b->second] != bytes) return std::nullopt;
+    if (b == bufferOf.end() || bufferSize[b->second] != bytes)
+      return std::nullopt;
     ++plan.accumulated;
     return b->second;
   }
@@ -238,7 +248,8 @@ private:
   /// An operand of elementwise `n` that dies at n and whose buffer `bytes` fits exactly, or
   /// the buffer n accumulates into.
   std::optional<size_t> inPlaceOperand(const Node &n, int64_t bytes) {
-    if (std::optional<size_t> acc = accumulatorBuffer(n, bytes)) return acc;
+    if (std::optional<size_t> acc = accumulatorBuffer(n, bytes))
+      return acc;
     const OpInfo *info = OpRegistry::get().lookup(n.op);
     if (!info || !info->elementwise)
       return std::nullopt;
@@ -328,7 +339,8 @@ std::optional<int64_t> tripCount(const Graph &g, FrameId f) {
 }
 
 std::optional<size_t> accumulatorOperand(const Graph &g, const Node &n) {
-  if (n.op != "matmul_bias" || n.inputs.size() != 3 || n.numResults() != 1) return std::nullopt;
+  if (n.op != "matmul_bias" || n.inputs.size() != 3 || n.numResults() != 1)
+    return std::nullopt;
   const Type &addend = g.typeOf(n.inputs[2]), &result = n.results[0];
   if (!addend.isTensor() || !result.isTensor() || !isFloat(result.dtype()) ||
       addend.dtype() != result.dtype() || addend.shape() != result.shape())

@@ -26,9 +26,9 @@ struct MemoryPlan {
   /// Autodiff stacks sized from their loops' trip counts (entry bytes times pushes), part of
   /// the arena; a stack whose pushes cannot be counted is an unknown-size value.
   int64_t stackBytes = 0, stacksSized = 0;
-  std::vector<graph::NodeId> order;           ///< the schedule (a topological order)
-  std::vector<size_t> pos;                    ///< by node id: its place in `order`
-  std::map<graph::ValueRef, size_t> lastUse;  ///< schedule position of a value's last reader
+  std::vector<graph::NodeId> order;          ///< the schedule (a topological order)
+  std::vector<size_t> pos;                   ///< by node id: its place in `order`
+  std::map<graph::ValueRef, size_t> lastUse; ///< schedule position of a value's last reader
 };
 
 /// How many times the body of loop frame `f` runs, when the loop counts an integer up from a

@@ -63,7 +63,9 @@ struct PassContext {
   /// The name of the pass now running (set by the pass manager; stats are filed under it).
   std::string current;
 
-  void count(const std::string &counter, int64_t amount = 1) { stats.add(current, counter, amount); }
+  void count(const std::string &counter, int64_t amount = 1) {
+    stats.add(current, counter, amount);
+  }
 };
 
 /// One registry entry (Passes.def).

@@ -30,10 +30,10 @@ void printPassList(llvm::raw_ostream &os);
 std::vector<const PassInfo *> pipelineForLevel(unsigned level);
 
 struct RunOptions {
-  bool verifyEach = false;       ///< run the verifier after every pass
-  bool printAfterAll = false;    ///< print the graph after every pass
-  std::string printAfter;        ///< print the graph after each run of this pass
-  bool printLocs = false;        ///< locations in those printouts
+  bool verifyEach = false;                  ///< run the verifier after every pass
+  bool printAfterAll = false;               ///< print the graph after every pass
+  std::string printAfter;                   ///< print the graph after each run of this pass
+  bool printLocs = false;                   ///< locations in those printouts
   llvm::raw_ostream *printStream = nullptr; ///< where printouts go (stderr when null)
 };
 

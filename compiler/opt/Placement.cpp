@@ -251,9 +251,8 @@ private:
     for (const Node &n : g.nodes()) {
       if (n.op != "Merge")
         continue;
-      bool isLoop = std::any_of(n.inputs.begin(), n.inputs.end(), [&](ValueRef v) {
-        return g.node(v.node).op == "NextIteration";
-      });
+      bool isLoop = std::any_of(n.inputs.begin(), n.inputs.end(),
+                                [&](ValueRef v) { return g.node(v.node).op == "NextIteration"; });
       if (!isLoop)
         continue;
       loopGroup[n.id] = n.id;

@@ -34,10 +34,10 @@
 // Requires: a verified graph  Preserves: results, side effects  Invalidates: node order
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/opt/Rematerialisation.h"
 #include "compiler/opt/GraphUtil.h"
 #include "compiler/opt/MemoryPlanning.h"
 #include "compiler/opt/Pass.h"
-#include "compiler/opt/Rematerialisation.h"
 
 #include "compiler/frontend/Diagnostics.h"
 
@@ -194,8 +194,8 @@ private:
     std::vector<std::pair<size_t, size_t>> segments;
     size_t start = 0;
     for (size_t i = 0; i <= chain.size(); ++i) {
-      bool checkpoint = i == chain.size() || kept[i] ||
-                        !inputsOutliveReaders(chain, i, firstLate[i], plan);
+      bool checkpoint =
+          i == chain.size() || kept[i] || !inputsOutliveReaders(chain, i, firstLate[i], plan);
       if (!checkpoint)
         continue;
       if (i > start)
@@ -211,7 +211,8 @@ private:
   /// Node chain[i] may be recomputed where it is needed again, at `firstLate` (the first late
   /// reader of it or of a node after it): every input but its chain predecessor is a constant
   /// or is read at or after that point anyway, so recomputing keeps nothing alive longer.
-  bool inputsOutliveReaders(const Chain &chain, size_t i, size_t firstLate, const MemoryPlan &plan) {
+  bool inputsOutliveReaders(const Chain &chain, size_t i, size_t firstLate,
+                            const MemoryPlan &plan) {
     for (const ValueRef &in : g.node(chain[i]).inputs) {
       if ((i > 0 && in.node == chain[i - 1]) || g.node(in.node).op == "const")
         continue;

@@ -47,7 +47,6 @@ struct Window {
   int64_t length = 0;
 };
 
-
 class SliceGradConcatenator : GraphRewrite {
 public:
   using GraphRewrite::GraphRewrite;
@@ -75,7 +74,8 @@ private:
     const Node &n = g.node(id);
     if (n.op != "add" || n.results.size() != 1 || !n.results[0].isTensor())
       return false;
-    return !(hasOneUser(id) && isPlainAdd(uses[id][0].user, n.results[0]) && isPlainAdd(id, n.results[0]));
+    return !(hasOneUser(id) && isPlainAdd(uses[id][0].user, n.results[0]) &&
+             isPlainAdd(id, n.results[0]));
   }
 
   /// The leaves of the add tree under `v` (in operand order); false when an inner add is shared.
@@ -177,7 +177,8 @@ private:
         return false;
       for (const Window &w : windows) {
         Type part = g.typeOf(w.grad);
-        parts.push_back(Graph::value(g.addNode("add", {w.grad, Graph::value(*zero)}, {part}, frame, loc).id));
+        parts.push_back(
+            Graph::value(g.addNode("add", {w.grad, Graph::value(*zero)}, {part}, frame, loc).id));
       }
     }
     Node &cat = g.node(root);
@@ -193,6 +194,8 @@ private:
 
 } // namespace
 
-PassResult runSliceGradConcat(Graph &g, PassContext &ctx) { return SliceGradConcatenator(g, ctx).run(); }
+PassResult runSliceGradConcat(Graph &g, PassContext &ctx) {
+  return SliceGradConcatenator(g, ctx).run();
+}
 
 } // namespace dlm::opt

@@ -131,8 +131,6 @@ private:
 
 } // namespace
 
-PassResult runStackElimination(Graph &g, PassContext &ctx) {
-  return StackEliminator(g, ctx).run();
-}
+PassResult runStackElimination(Graph &g, PassContext &ctx) { return StackEliminator(g, ctx).run(); }
 
 } // namespace dlm::opt

@@ -93,7 +93,6 @@ public:
   }
 
 private:
-
   /// The stack made by `stackNew` when its web has the simple shape of step 1.
   std::optional<SimpleStack> asSimple(NodeId stackNew) {
     SimpleStack s;

@@ -97,8 +97,8 @@ std::optional<LoopStack> asLoopStack(const Graph &g, NodeId stackNew,
   }
   if (pops != 1)
     return std::nullopt;
-  return LoopStack{stackNew, push.id, push.inputs[1], forward, backward, web.readers[0],
-                   std::move(web)};
+  return LoopStack{stackNew, push.id,        push.inputs[1], forward,
+                   backward, web.readers[0], std::move(web)};
 }
 
 /// Recomputable inside the forward loop: cheap, pure, certain to succeed, static.
@@ -178,8 +178,8 @@ private:
     if (it == stackOfPushed.end())
       return nullptr;
     const LoopStack &other = stacks[it->second];
-    bool sameLoops = other.stackNew != s.stackNew && other.forward == s.forward &&
-                     other.backward == s.backward;
+    bool sameLoops =
+        other.stackNew != s.stackNew && other.forward == s.forward && other.backward == s.backward;
     return sameLoops ? &other : nullptr;
   }
 

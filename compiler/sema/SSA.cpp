@@ -16,19 +16,32 @@ namespace dlm::ssa {
 
 const char *opKindName(OpKind kind) {
   switch (kind) {
-  case OpKind::Builtin: return "builtin";
-  case OpKind::Tuple: return "tuple";
-  case OpKind::Get: return "get";
-  case OpKind::Dim: return "dim";
-  case OpKind::Undef: return "undef";
-  case OpKind::Call: return "call";
-  case OpKind::Grad: return "grad";
-  case OpKind::If: return "if";
-  case OpKind::While: return "while";
-  case OpKind::For: return "for";
-  case OpKind::Yield: return "yield";
-  case OpKind::Condition: return "condition";
-  case OpKind::Return: return "return";
+  case OpKind::Builtin:
+    return "builtin";
+  case OpKind::Tuple:
+    return "tuple";
+  case OpKind::Get:
+    return "get";
+  case OpKind::Dim:
+    return "dim";
+  case OpKind::Undef:
+    return "undef";
+  case OpKind::Call:
+    return "call";
+  case OpKind::Grad:
+    return "grad";
+  case OpKind::If:
+    return "if";
+  case OpKind::While:
+    return "while";
+  case OpKind::For:
+    return "for";
+  case OpKind::Yield:
+    return "yield";
+  case OpKind::Condition:
+    return "condition";
+  case OpKind::Return:
+    return "return";
   }
   return "?";
 }

@@ -90,7 +90,19 @@ public:
 };
 
 enum class OpKind : uint8_t {
-  Builtin, Tuple, Get, Dim, Undef, Call, Grad, If, While, For, Yield, Condition, Return
+  Builtin,
+  Tuple,
+  Get,
+  Dim,
+  Undef,
+  Call,
+  Grad,
+  If,
+  While,
+  For,
+  Yield,
+  Condition,
+  Return
 };
 
 /// Printed mnemonic of a kind ("tuple", "get", "call", ...); Builtin prints the registry name.

@@ -98,13 +98,11 @@ bool containsExit(const Body &body, NodeKind kind, bool nestedLoops) {
   return false;
 }
 
-
 //===----------------------------------------------------------------------===//
 // Diagnostics
 //===----------------------------------------------------------------------===//
 
-Sema::Sema(DiagnosticEngine &diags, const SemaOptions &options)
-    : diags(diags), options(options) {}
+Sema::Sema(DiagnosticEngine &diags, const SemaOptions &options) : diags(diags), options(options) {}
 
 void Sema::error(llvm::SMRange r, const std::string &msg) { error(r, msg, {}); }
 
@@ -404,8 +402,9 @@ Operand Sema::emitOp(const std::string &opName, std::vector<Operand> operands, A
   if (!why.empty()) {
     bool atOperand = culprit >= 0 && size_t(culprit) < operands.size() && operands[culprit].expr;
     error(atOperand ? operands[culprit].expr->getRange() : loc, why,
-          culprit >= 0 && size_t(culprit) < operands.size() ? std::vector<Operand>{operands[culprit]}
-                                                            : operands);
+          culprit >= 0 && size_t(culprit) < operands.size()
+              ? std::vector<Operand>{operands[culprit]}
+              : operands);
     // Where the operands of a failed combination (a + b, a @ b) came from.
     if (culprit < 0 && operands.size() >= 2) {
       std::vector<const Expr *> exprs;
@@ -455,8 +454,8 @@ ModuleInfo *Sema::loadModule(const ImportStmt &imp, ModuleInfo &importer) {
   }
   llvm::SmallString<256> real;
   if (llvm::sys::fs::real_path(path, real) || !llvm::sys::fs::is_regular_file(real)) {
-    std::string msg = "cannot find module '" + imp.getName().str() + "' (looked for " +
-                      std::string(path) + ")";
+    std::string msg =
+        "cannot find module '" + imp.getName().str() + "' (looked for " + std::string(path) + ")";
     if (!imp.isPath()) {
       std::string guess = closestName(imp.getName(), stdlibModules(options.stdlibDir));
       if (!guess.empty())
@@ -580,8 +579,8 @@ bool Sema::checkAnnotation(const TypeExpr *ann, const Type &actual,
   }
   auto *tup = llvm::cast<TupleTypeExpr>(ann);
   if (!actual.isTuple() || actual.elements().size() != tup->getElements().size()) {
-    why = "expected a tuple of " + std::to_string(tup->getElements().size()) +
-          " elements, found " + actual.str();
+    why = "expected a tuple of " + std::to_string(tup->getElements().size()) + " elements, found " +
+          actual.str();
     return false;
   }
   for (size_t i = 0; i < actual.elements().size(); ++i)
@@ -595,10 +594,14 @@ bool Sema::checkAnnotation(const TypeExpr *ann, const Type &actual,
 static std::optional<Type> annotatedType(const TypeExpr *ann) {
   if (auto *s = llvm::dyn_cast<ScalarTypeExpr>(ann)) {
     switch (s->getScalarKind()) {
-    case ScalarTypeKind::Int: return Type::intTy();
-    case ScalarTypeKind::Float: return Type::floatTy();
-    case ScalarTypeKind::Bool: return Type::boolTy();
-    case ScalarTypeKind::Str: return Type::strTy();
+    case ScalarTypeKind::Int:
+      return Type::intTy();
+    case ScalarTypeKind::Float:
+      return Type::floatTy();
+    case ScalarTypeKind::Bool:
+      return Type::boolTy();
+    case ScalarTypeKind::Str:
+      return Type::strTy();
     }
   }
   if (auto *t = llvm::dyn_cast<TensorTypeExpr>(ann)) {
@@ -696,8 +699,7 @@ std::string findStdlibDir(const char *argv0) {
   if (const char *e = std::getenv("DLM_STDLIB"); e && *e)
     return e;
   {
-    std::string exe =
-        llvm::sys::fs::getMainExecutable(argv0 ? argv0 : "", (void *)&findStdlibDir);
+    std::string exe = llvm::sys::fs::getMainExecutable(argv0 ? argv0 : "", (void *)&findStdlibDir);
     llvm::SmallString<256> p(llvm::sys::path::parent_path(exe));
     llvm::sys::path::append(p, "..", "..", "stdlib");
     if (llvm::sys::fs::is_directory(p))

@@ -53,9 +53,9 @@ bool bindBuiltin(Sema &s, CallArgs &a, const Params &params, Bound &out) {
   size_t maxPos = variadic ? SIZE_MAX : names.size();
   if (npos > maxPos) {
     bool exact = required == names.size();
-    s.error(a.loc, "'" + fn + "' takes " + (exact ? "" : "at most ") + std::to_string(names.size()) +
-                       " argument" + (names.size() == 1 ? "" : "s") + ", " + std::to_string(npos) +
-                       " given");
+    s.error(a.loc, "'" + fn + "' takes " + (exact ? "" : "at most ") +
+                       std::to_string(names.size()) + " argument" + (names.size() == 1 ? "" : "s") +
+                       ", " + std::to_string(npos) + " given");
     return false;
   }
   for (size_t i = 0; i < npos; ++i) {
@@ -113,9 +113,9 @@ std::string describeOperand(const Operand &o) {
 std::optional<int64_t> constInt(Sema &s, const CallArgs &a, const Operand &o, const char *what) {
   if (auto c = Sema::intConst(o))
     return *c;
-  errorAt(s, o, a, std::string("'") + what + "' of '" + a.calleeName +
-                           "' must be a constant int, found " +
-                           (o.type.kind() == Type::Kind::Int ? "a run-time int" : describeOperand(o)));
+  errorAt(s, o, a,
+          std::string("'") + what + "' of '" + a.calleeName + "' must be a constant int, found " +
+              (o.type.kind() == Type::Kind::Int ? "a run-time int" : describeOperand(o)));
   return std::nullopt;
 }
 
@@ -148,8 +148,9 @@ std::optional<bool> constBool(Sema &s, const CallArgs &a, const Operand &o, cons
   Const c = Sema::constOf(o.value);
   if (auto *b = std::get_if<bool>(&c))
     return *b;
-  errorAt(s, o, a, std::string("'") + what + "' of '" + a.calleeName +
-                           "' must be a constant bool, found " + describeOperand(o));
+  errorAt(s, o, a,
+          std::string("'") + what + "' of '" + a.calleeName + "' must be a constant bool, found " +
+              describeOperand(o));
   return std::nullopt;
 }
 
@@ -159,8 +160,9 @@ std::optional<double> constFloat(Sema &s, const CallArgs &a, const Operand &o, c
     return *d;
   if (auto *i = std::get_if<int64_t>(&c))
     return double(*i);
-  errorAt(s, o, a, std::string("'") + what + "' of '" + a.calleeName +
-                           "' must be a constant number, found " + describeOperand(o));
+  errorAt(s, o, a,
+          std::string("'") + what + "' of '" + a.calleeName +
+              "' must be a constant number, found " + describeOperand(o));
   return std::nullopt;
 }
 
@@ -170,9 +172,9 @@ std::optional<DType> dtypeArg(Sema &s, const CallArgs &a, const Bound &b, DType 
     return otherwise;
   if (o->dtype)
     return *o->dtype;
-  errorAt(s, *o, a, "'dtype' of '" + a.calleeName +
-                            "' must be a dtype (f32, f64, i32, i64, bool), found " +
-                            describeOperand(*o));
+  errorAt(s, *o, a,
+          "'dtype' of '" + a.calleeName + "' must be a dtype (f32, f64, i32, i64, bool), found " +
+              describeOperand(*o));
   return std::nullopt;
 }
 
@@ -191,8 +193,8 @@ bool shapeArgs(Sema &s, const CallArgs &a, std::vector<Operand> dims, Shape &sha
   }
   for (const Operand &d : dims) {
     if (d.type.kind() != Type::Kind::Int) {
-      errorAt(s, d, a, "a dimension of '" + a.calleeName + "' must be an int, found " +
-                               describeOperand(d));
+      errorAt(s, d, a,
+              "a dimension of '" + a.calleeName + "' must be an int, found " + describeOperand(d));
       return false;
     }
     if (auto c = Sema::intConst(d)) {
@@ -201,8 +203,7 @@ bool shapeArgs(Sema &s, const CallArgs &a, std::vector<Operand> dims, Shape &sha
         continue;
       }
       if (*c < 0) {
-        errorAt(s, d, a, "negative dimension " + std::to_string(*c) + " in '" +
-                                 a.calleeName + "'");
+        errorAt(s, d, a, "negative dimension " + std::to_string(*c) + " in '" + a.calleeName + "'");
         return false;
       }
       shape.push_back(Dim::fixed(*c));
@@ -411,8 +412,8 @@ Operand dropout(Sema &s, CallArgs &a, const Bound &b) {
   if (!p)
     return s.poison();
   if (*p < 0 || *p >= 1) {
-    errorAt(s, *b.get("p"), a, "dropout probability must be in [0, 1), found " +
-                                       attrStr(AttrValue(*p)));
+    errorAt(s, *b.get("p"), a,
+            "dropout probability must be in [0, 1), found " + attrStr(AttrValue(*p)));
     return s.poison();
   }
   Attrs attrs;
@@ -492,9 +493,9 @@ Operand variadicLeavesOp(Sema &s, CallArgs &a, const Bound &b, llvm::StringRef o
   std::vector<Operand> leaves;
   for (const Operand &o : b.rest) {
     if (o.callee || o.module || o.dtype || o.type.kind() == Type::Kind::None) {
-      errorAt(s, o, a, (name + problem).str() +
-                               (o.type.kind() == Type::Kind::None ? std::string("none")
-                                                                   : describeOperand(o)));
+      errorAt(s, o, a,
+              (name + problem).str() +
+                  (o.type.kind() == Type::Kind::None ? std::string("none") : describeOperand(o)));
       return s.poison();
     }
     flatten(s, o, a.loc, leaves);
@@ -548,8 +549,8 @@ Operand toScalar(Sema &s, CallArgs &a, const Bound &b) {
     std::string hint = x.type.isTensor() && !x.callee
                            ? "; for every element use x.astype(" + std::string(dtypeName(to)) + ")"
                            : "";
-    errorAt(s, x, a, a.calleeName + "() needs a number or a 0-d tensor, found " +
-                             describeOperand(x) + hint);
+    errorAt(s, x, a,
+            a.calleeName + "() needs a number or a 0-d tensor, found " + describeOperand(x) + hint);
     return s.poison();
   }
   if (x.type == want)
@@ -559,11 +560,13 @@ Operand toScalar(Sema &s, CallArgs &a, const Bound &b) {
     // Python raises on int(nan), int(inf) and on values past i64 (no silent 0 or saturation):
     // |x| < 2^63 is false for all three, so the program stops with this message at the call.
     Operand magnitude = s.emitOp("abs", {x}, {}, a.loc);
-    Operand ok = s.emitOp("lt", {magnitude, s.constant(Const(9223372036854775808.0), a.loc)}, {}, a.loc);
+    Operand ok =
+        s.emitOp("lt", {magnitude, s.constant(Const(9223372036854775808.0), a.loc)}, {}, a.loc);
     auto [line, col] = s.diags.getLineAndColumn(a.loc.Start);
     (void)col;
     Attrs check;
-    check["message"] = std::string("int() of a float that is NaN, infinite or outside the int range");
+    check["message"] =
+        std::string("int() of a float that is NaN, infinite or outside the int range");
     check["location"] = s.diags.getBufferName(a.loc.Start).str() + ":" + std::to_string(line);
     s.emitOp("assert", {ok}, check, a.loc);
   }
@@ -584,8 +587,8 @@ Operand toScalar(Sema &s, CallArgs &a, const Bound &b) {
 Operand astype(Sema &s, CallArgs &a, const Bound &b) {
   const Operand *d = b.get("dtype");
   if (!d->dtype) {
-    errorAt(s, *d, a, "'astype' needs a dtype (f32, f64, i32, i64, bool), found " +
-                              describeOperand(*d));
+    errorAt(s, *d, a,
+            "'astype' needs a dtype (f32, f64, i32, i64, bool), found " + describeOperand(*d));
     return s.poison();
   }
   Attrs attrs;
@@ -621,8 +624,8 @@ Operand transpose(Sema &s, CallArgs &a, const Bound &b) {
 Operand concatStack(Sema &s, CallArgs &a, const Bound &b) {
   const Operand &xs = *b.get("xs");
   if (!xs.type.isTuple()) {
-    errorAt(s, xs, a, "'" + a.calleeName + "' takes a tuple of tensors, found " +
-                              describeOperand(xs));
+    errorAt(s, xs, a,
+            "'" + a.calleeName + "' takes a tuple of tensors, found " + describeOperand(xs));
     return s.poison();
   }
   std::optional<int64_t> axisArg = optionalAxis(s, a, b);
@@ -652,8 +655,9 @@ Operand splitChunk(Sema &s, CallArgs &a, const Bound &b) {
   int64_t axis = *axisArg;
   int64_t rank = int64_t(x.type.rank());
   if (axis < -rank || axis >= rank) {
-    s.error(a.loc, "axis " + std::to_string(axis) + " is out of range for " + x.type.str() +
-                       " (rank " + std::to_string(rank) + ")",
+    s.error(a.loc,
+            "axis " + std::to_string(axis) + " is out of range for " + x.type.str() + " (rank " +
+                std::to_string(rank) + ")",
             {x});
     return s.poison();
   }
@@ -670,16 +674,17 @@ Operand splitChunk(Sema &s, CallArgs &a, const Bound &b) {
     if (!n)
       return s.poison();
     if (*n <= 0 || !d.isStatic()) {
-      errorAt(s, parts, a, !d.isStatic()
-                                   ? "'" + a.calleeName + "' into equal parts needs a static dim; " +
-                                         x.type.str() + " has " + d.str()
-                                   : "'" + a.calleeName + "' needs a positive number of parts");
+      errorAt(s, parts, a,
+              !d.isStatic() ? "'" + a.calleeName + "' into equal parts needs a static dim; " +
+                                  x.type.str() + " has " + d.str()
+                            : "'" + a.calleeName + "' needs a positive number of parts");
       return s.poison();
     }
     int64_t each = a.calleeName == "chunk" ? (d.size() + *n - 1) / *n : d.size() / *n;
     if (a.calleeName == "split" && d.size() % *n != 0) {
-      errorAt(s, parts, a, "cannot split " + d.str() + " elements of " + x.type.str() +
-                                   " into " + std::to_string(*n) + " equal parts");
+      errorAt(s, parts, a,
+              "cannot split " + d.str() + " elements of " + x.type.str() + " into " +
+                  std::to_string(*n) + " equal parts");
       return s.poison();
     }
     for (int64_t left = d.size(); left > 0; left -= each)
@@ -711,8 +716,9 @@ Operand lenOp(Sema &s, CallArgs &a, const Bound &b) {
       return s.constant(int64_t(str->size()), a.loc);
   }
   if (!x.type.isTensor() || x.callee || x.type.rank() == 0) {
-    errorAt(s, x, a, "len() needs a tuple or a tensor with at least one dimension, found " +
-                             describeOperand(x));
+    errorAt(s, x, a,
+            "len() needs a tuple or a tensor with at least one dimension, found " +
+                describeOperand(x));
     return s.poison();
   }
   return s.dimOf(x, 0, a.loc);
@@ -738,13 +744,15 @@ Operand sizeOp(Sema &s, CallArgs &a, const Bound &b) {
 /// the language's scalars (runtime/Print.h). Otherwise no attribute (the common case).
 Attrs printScalars(const std::vector<Operand> &leaves) {
   auto isScalar = [](const Type &t) {
-    return t.kind() == Type::Kind::Int || t.kind() == Type::Kind::Float || t.kind() == Type::Kind::Bool;
+    return t.kind() == Type::Kind::Int || t.kind() == Type::Kind::Float ||
+           t.kind() == Type::Kind::Bool;
   };
   auto looksScalar = [](const Type &t) {
     return t.isTensor() && t.rank() == 0 &&
            (t.dtype() == DType::F64 || t.dtype() == DType::I64 || t.dtype() == DType::Bool);
   };
-  if (std::none_of(leaves.begin(), leaves.end(), [&](const Operand &o) { return looksScalar(o.type); }))
+  if (std::none_of(leaves.begin(), leaves.end(),
+                   [&](const Operand &o) { return looksScalar(o.type); }))
     return {};
   std::vector<int64_t> flags;
   for (const Operand &o : leaves)
@@ -764,8 +772,7 @@ Operand save(Sema &s, CallArgs &a, const Bound &b) {
   flatten(s, v, a.loc, leaves);
   for (const Operand &l : leaves)
     if (!l.type.isTensor() || l.callee) {
-      errorAt(s, v, a, "save() writes a tensor or a tuple of tensors, found " +
-                               describeOperand(v));
+      errorAt(s, v, a, "save() writes a tensor or a tuple of tensors, found " + describeOperand(v));
       return s.poison();
     }
   leaves.insert(leaves.begin(), *b.get("path"));
@@ -785,8 +792,9 @@ Operand load(Sema &s, CallArgs &a, const Bound &b) {
   std::vector<Shape> shapes;
   for (const Type &t : leaves) {
     if (!t.isTensor() || like->callee) {
-      errorAt(s, *like, a, "'like' of load() must be a tensor or a tuple of tensors, found " +
-                                   describeOperand(*like));
+      errorAt(s, *like, a,
+              "'like' of load() must be a tensor or a tuple of tensors, found " +
+                  describeOperand(*like));
       return s.poison();
     }
     dtypes.push_back(t.dtype());
@@ -853,9 +861,9 @@ Operand gradOf(Sema &s, CallArgs &a, const Bound &b) {
     for (int64_t i : g->argnums)
       if (i < 0 || size_t(i) >= n) {
         const Operand *an = b.get("argnums");
-        s.error(an ? where(*an, a) : a.loc,
-                "argnums " + std::to_string(i) + " is out of range: '" + fn->qualifiedName +
-                    "' takes " + std::to_string(n) + " argument" + (n == 1 ? "" : "s"));
+        s.error(an ? where(*an, a) : a.loc, "argnums " + std::to_string(i) + " is out of range: '" +
+                                                fn->qualifiedName + "' takes " + std::to_string(n) +
+                                                " argument" + (n == 1 ? "" : "s"));
         s.note(fn->def->getNameRange(), "'" + fn->qualifiedName + "' is defined here");
         return s.poison();
       }

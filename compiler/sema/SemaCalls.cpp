@@ -139,8 +139,9 @@ Function *Sema::specialise(std::shared_ptr<const FnCallable> fn, const std::vect
     if (p->getAnnotation() && !checkAnnotation(p->getAnnotation(), arg.type, syms, why)) {
       badArgument = true;
       error(given[i] && arg.expr ? arg.expr->getRange() : callLoc,
-            "argument '" + pname + "' of '" + fn->qualifiedName + "' does not match its annotation " +
-                annotationStr(p->getAnnotation()) + ": " + why);
+            "argument '" + pname + "' of '" + fn->qualifiedName +
+                "' does not match its annotation " + annotationStr(p->getAnnotation()) + ": " +
+                why);
       note(p->getAnnotation()->getRange(), "'" + pname + "' is annotated here");
     }
     env[pname] = b;
@@ -234,8 +235,8 @@ static bool bindToParams(Sema &s, const FunctionDefStmt &def, const std::string 
   }
   for (size_t i = 0; i < params.size(); ++i) {
     if (!given[i] && !params[i]->getDefault()) {
-      s.error(args.loc, "missing argument '" + params[i]->getName().str() + "' in call to '" +
-                            name + "'");
+      s.error(args.loc,
+              "missing argument '" + params[i]->getName().str() + "' in call to '" + name + "'");
       s.note(def.getNameRange(), "'" + name + "' is defined here");
       ok = false;
     }
@@ -305,31 +306,32 @@ Function *Sema::materialise(const std::shared_ptr<const Callable> &c, CallArgs &
   Function &f = program->addFunction(fname, args.loc);
   Operand r;
   {
-  FunctionScope scope(*this, f, module);
-  CallArgs inner = args;
-  auto param = [&](Operand &o, const std::string &pname, llvm::SMRange loc) {
-    if (!o.value || o.callee)
-      return;
-    if (isStaticArg(o)) {
-      o.value = constValue(constOf(o.value), loc);
-      return;
+    FunctionScope scope(*this, f, module);
+    CallArgs inner = args;
+    auto param = [&](Operand &o, const std::string &pname, llvm::SMRange loc) {
+      if (!o.value || o.callee)
+        return;
+      if (isStaticArg(o)) {
+        o.value = constValue(constOf(o.value), loc);
+        return;
+      }
+      o.value = f.entry().addArg(o.type, loc);
+      f.paramNames.push_back(pname);
+    };
+    for (Operand &o : inner.positional)
+      param(o, "arg" + std::to_string(f.paramNames.size()), o.expr ? o.expr->getRange() : args.loc);
+    for (auto &[kw, o] : inner.keywords)
+      param(o, kw->name, kw->nameRange);
+    if (auto ck = std::dynamic_pointer_cast<const CheckpointCallable>(c)) {
+      f.isCheckpointed = true;
+      r = callCallable(ck->inner, inner);
+    } else {
+      r = callCallable(c, inner);
     }
-    o.value = f.entry().addArg(o.type, loc);
-    f.paramNames.push_back(pname);
-  };
-  for (Operand &o : inner.positional)
-    param(o, "arg" + std::to_string(f.paramNames.size()), o.expr ? o.expr->getRange() : args.loc);
-  for (auto &[kw, o] : inner.keywords)
-    param(o, kw->name, kw->nameRange);
-  if (auto ck = std::dynamic_pointer_cast<const CheckpointCallable>(c)) {
-    f.isCheckpointed = true;
-    r = callCallable(ck->inner, inner);
-  } else {
-    r = callCallable(c, inner);
-  }
-  f.resultType = r.type;
-  emit(OpKind::Return, args.loc, r.value ? std::vector<Value *>{r.value} : std::vector<Value *>{});
-  returnLocs[&f] = args.loc;
+    f.resultType = r.type;
+    emit(OpKind::Return, args.loc,
+         r.value ? std::vector<Value *>{r.value} : std::vector<Value *>{});
+    returnLocs[&f] = args.loc;
   }
   if (r.isError())
     return nullptr;
@@ -376,8 +378,8 @@ Operand Sema::callGrad(const GradCallable &g, CallArgs &args) {
   if (!f || f->resultType.isError())
     return poison();
   if (!isScalarFloat(f->resultType)) {
-    error(returnLocs[f], "grad: '" + fname + "' must return a scalar, but it returns " +
-                             f->resultType.str());
+    error(returnLocs[f],
+          "grad: '" + fname + "' must return a scalar, but it returns " + f->resultType.str());
     note(g.loc, "differentiated here");
     return poison();
   }
@@ -390,8 +392,8 @@ Operand Sema::callGrad(const GradCallable &g, CallArgs &args) {
   std::vector<int64_t> opArgnums;
   for (int64_t a : g.argnums) {
     if (a < 0 || size_t(a) >= args.positional.size()) {
-      error(g.loc, "argnums " + std::to_string(a) + " is out of range: '" + fname + "' is called with " +
-                       std::to_string(args.positional.size()) + " arguments");
+      error(g.loc, "argnums " + std::to_string(a) + " is out of range: '" + fname +
+                       "' is called with " + std::to_string(args.positional.size()) + " arguments");
       return poison();
     }
     const Operand &arg = args.positional[size_t(a)];

@@ -62,8 +62,8 @@ const Binding *Sema::lookup(llvm::StringRef n, llvm::SMRange loc, bool report) {
       hint = "; the library module '" + key + "' needs 'import " + key + "' first";
     error(loc, "undefined name '" + key + "'" + hint);
     if (inFunction && mainNames.count(key))
-      note(loc, "top-level variables are not visible inside a def; pass '" + key +
-                    "' as an argument");
+      note(loc,
+           "top-level variables are not visible inside a def; pass '" + key + "' as an argument");
     return nullptr;
   }
   return &globals.emplace(globalKey, b).first->second;
@@ -92,20 +92,34 @@ Operand Sema::name(const NameExpr &e) {
 
 static const char *binaryOpName(BinaryOp op) {
   switch (op) {
-  case BinaryOp::Add: return "add";
-  case BinaryOp::Sub: return "sub";
-  case BinaryOp::Mul: return "mul";
-  case BinaryOp::Div: return "div";
-  case BinaryOp::FloorDiv: return "floordiv";
-  case BinaryOp::Mod: return "mod";
-  case BinaryOp::Pow: return "pow";
-  case BinaryOp::MatMul: return "matmul";
-  case BinaryOp::Lt: return "lt";
-  case BinaryOp::Le: return "le";
-  case BinaryOp::Gt: return "gt";
-  case BinaryOp::Ge: return "ge";
-  case BinaryOp::Eq: return "eq";
-  case BinaryOp::Ne: return "ne";
+  case BinaryOp::Add:
+    return "add";
+  case BinaryOp::Sub:
+    return "sub";
+  case BinaryOp::Mul:
+    return "mul";
+  case BinaryOp::Div:
+    return "div";
+  case BinaryOp::FloorDiv:
+    return "floordiv";
+  case BinaryOp::Mod:
+    return "mod";
+  case BinaryOp::Pow:
+    return "pow";
+  case BinaryOp::MatMul:
+    return "matmul";
+  case BinaryOp::Lt:
+    return "lt";
+  case BinaryOp::Le:
+    return "le";
+  case BinaryOp::Gt:
+    return "gt";
+  case BinaryOp::Ge:
+    return "ge";
+  case BinaryOp::Eq:
+    return "eq";
+  case BinaryOp::Ne:
+    return "ne";
   }
   return "?";
 }
@@ -133,12 +147,18 @@ static Const foldBinary(BinaryOp op, const Const &a, const Const &b, bool &divBy
     return {};
   if (isComparison(op)) {
     switch (op) {
-    case BinaryOp::Lt: return *x < *y;
-    case BinaryOp::Le: return *x <= *y;
-    case BinaryOp::Gt: return *x > *y;
-    case BinaryOp::Ge: return *x >= *y;
-    case BinaryOp::Eq: return *x == *y;
-    default: return *x != *y;
+    case BinaryOp::Lt:
+      return *x < *y;
+    case BinaryOp::Le:
+      return *x <= *y;
+    case BinaryOp::Gt:
+      return *x > *y;
+    case BinaryOp::Ge:
+      return *x >= *y;
+    case BinaryOp::Eq:
+      return *x == *y;
+    default:
+      return *x != *y;
     }
   }
   auto i = asInt(a), j = asInt(b);
@@ -149,10 +169,14 @@ static Const foldBinary(BinaryOp op, const Const &a, const Const &b, bool &divBy
   }
   if (ints) {
     switch (op) {
-    case BinaryOp::Add: return *i + *j;
-    case BinaryOp::Sub: return *i - *j;
-    case BinaryOp::Mul: return *i * *j;
-    case BinaryOp::Div: return double(*i) / double(*j);
+    case BinaryOp::Add:
+      return *i + *j;
+    case BinaryOp::Sub:
+      return *i - *j;
+    case BinaryOp::Mul:
+      return *i * *j;
+    case BinaryOp::Div:
+      return double(*i) / double(*j);
     case BinaryOp::FloorDiv: {
       int64_t q = *i / *j;
       return (*i % *j != 0 && ((*i < 0) != (*j < 0))) ? q - 1 : q;
@@ -165,18 +189,27 @@ static Const foldBinary(BinaryOp op, const Const &a, const Const &b, bool &divBy
       if (*j < 0)
         return std::pow(double(*i), double(*j));
       return int64_t(std::llround(std::pow(double(*i), double(*j))));
-    default: return {};
+    default:
+      return {};
     }
   }
   switch (op) {
-  case BinaryOp::Add: return *x + *y;
-  case BinaryOp::Sub: return *x - *y;
-  case BinaryOp::Mul: return *x * *y;
-  case BinaryOp::Div: return *x / *y;
-  case BinaryOp::FloorDiv: return std::floor(*x / *y);
-  case BinaryOp::Mod: return *x - std::floor(*x / *y) * *y;
-  case BinaryOp::Pow: return std::pow(*x, *y);
-  default: return {};
+  case BinaryOp::Add:
+    return *x + *y;
+  case BinaryOp::Sub:
+    return *x - *y;
+  case BinaryOp::Mul:
+    return *x * *y;
+  case BinaryOp::Div:
+    return *x / *y;
+  case BinaryOp::FloorDiv:
+    return std::floor(*x / *y);
+  case BinaryOp::Mod:
+    return *x - std::floor(*x / *y) * *y;
+  case BinaryOp::Pow:
+    return std::pow(*x, *y);
+  default:
+    return {};
   }
 }
 
@@ -222,9 +255,12 @@ Operand Sema::boolArith(BinaryOp op, Operand lhs, Operand rhs, llvm::SMRange loc
     return emitOp(binaryOpName(op), {lhs, rhs}, {}, loc);
   }
   switch (op) {
-  case BinaryOp::Add: return emitOp("logical_or", {lhs, rhs}, {}, loc);
-  case BinaryOp::Mul: return emitOp("logical_and", {lhs, rhs}, {}, loc);
-  case BinaryOp::Div: return emitOp("div", {lhs, rhs}, {}, loc);
+  case BinaryOp::Add:
+    return emitOp("logical_or", {lhs, rhs}, {}, loc);
+  case BinaryOp::Mul:
+    return emitOp("logical_and", {lhs, rhs}, {}, loc);
+  case BinaryOp::Div:
+    return emitOp("div", {lhs, rhs}, {}, loc);
   default:
     error(opLoc, "'" + binaryOpSpelling(op).str() + "' is not supported on bool tensors (" +
                      lhs.type.str() + " and " + rhs.type.str() +
@@ -234,12 +270,12 @@ Operand Sema::boolArith(BinaryOp op, Operand lhs, Operand rhs, llvm::SMRange loc
 }
 
 Operand Sema::tupleArith(BinaryOp op, const Operand &lhs, const Operand &rhs, llvm::SMRange loc,
-                        llvm::SMRange opLoc) {
+                         llvm::SMRange opLoc) {
   // Leaf by leaf (docs/language.md "Tuples"): `params - lr * grads` updates a whole parameter set.
   size_t n = (lhs.type.isTuple() ? lhs : rhs).type.elements().size();
   if (lhs.type.isTuple() && rhs.type.isTuple() && rhs.type.elements().size() != n) {
-    error(loc, "tuple operands of '" + binaryOpSpelling(op).str() + "' have different lengths: " +
-                   lhs.type.str() + " and " + rhs.type.str());
+    error(loc, "tuple operands of '" + binaryOpSpelling(op).str() +
+                   "' have different lengths: " + lhs.type.str() + " and " + rhs.type.str());
     return poison();
   }
   std::vector<Operand> elems;
@@ -274,7 +310,8 @@ Operand Sema::binary(const BinaryExpr &e) {
 
 /// True for bool or bool[] (a 0-d bool tensor).
 static bool isBoolScalar(const Type &t) {
-  return t.kind() == Type::Kind::Bool || (t.isTensor() && t.dtype() == DType::Bool && t.rank() == 0);
+  return t.kind() == Type::Kind::Bool ||
+         (t.isTensor() && t.dtype() == DType::Bool && t.rank() == 0);
 }
 
 Operand Sema::boolOp(const BoolOpExpr &e) {
@@ -326,8 +363,8 @@ Operand Sema::unary(const UnaryExpr &e) {
       r = mapLeaves("neg", x, e.getRange());
   } else {
     if (!isBoolScalar(x.type) || x.callee) {
-      error(e.getOperand()->getRange(),
-            "'not' needs a bool operand, found " + (x.callee ? std::string("a function") : x.type.str()));
+      error(e.getOperand()->getRange(), "'not' needs a bool operand, found " +
+                                            (x.callee ? std::string("a function") : x.type.str()));
       return poison(&e);
     }
     if (auto *b = std::get_if<bool>(&c))
@@ -466,9 +503,9 @@ Operand Sema::call(const CallExpr &e) {
                                          std::string(dtypeName(*callee.dtype)) + ")");
   } else if (!callee.isError() && callee.expr) {
     auto *n = llvm::dyn_cast<NameExpr>(e.getCallee());
-    error(e.getCallee()->getRange(),
-          (n ? "'" + n->getName().str() + "' is not a function; it is " : std::string("cannot call ")) +
-              callee.type.str());
+    error(e.getCallee()->getRange(), (n ? "'" + n->getName().str() + "' is not a function; it is "
+                                        : std::string("cannot call ")) +
+                                         callee.type.str());
     noteDefinitions({e.getCallee()});
   }
   r.expr = &e;
@@ -495,11 +532,11 @@ Operand Sema::attribute(const AttributeExpr &e) {
     return poison(&e);
   } else {
     std::string guess = tensor ? closestName(n, {"shape", "T", "ndim"}) : "";
-    error(e.getNameRange(),
-          (base.callee ? std::string("a function") : base.dtype ? std::string("a dtype")
-                                                                : base.type.str()) +
-              " has no attribute '" + n + "'" +
-              (guess.empty() ? "" : "; did you mean '" + guess + "'?"));
+    error(e.getNameRange(), (base.callee  ? std::string("a function")
+                             : base.dtype ? std::string("a dtype")
+                                          : base.type.str()) +
+                                " has no attribute '" + n + "'" +
+                                (guess.empty() ? "" : "; did you mean '" + guess + "'?"));
     return poison(&e);
   }
   r.expr = &e;
@@ -519,7 +556,10 @@ Operand Sema::tupleExpr(const std::vector<Operand> &elems, llvm::SMRange loc) {
     if (o.callee || o.module || o.dtype || !o.value) {
       error(o.expr ? o.expr->getRange() : loc,
             "unsupported construct: a tuple element must be a value, found " +
-                std::string(o.callee ? "a function" : o.module ? "a module" : o.dtype ? "a dtype" : "none"));
+                std::string(o.callee   ? "a function"
+                            : o.module ? "a module"
+                            : o.dtype  ? "a dtype"
+                                       : "none"));
       return poison();
     }
     values.push_back(o.value);
@@ -574,9 +614,9 @@ Operand Sema::tupleIndex(const Operand &t, const Expr &index, llvm::SMRange loc)
     return poison();
   std::optional<int64_t> c = intConst(i);
   if (!c) {
-    error(index.getRange(), "tuple index must be a constant int, found " +
-                                (i.type.kind() == Type::Kind::Int ? std::string("a run-time int")
-                                                                  : i.type.str()));
+    error(index.getRange(),
+          "tuple index must be a constant int, found " +
+              (i.type.kind() == Type::Kind::Int ? std::string("a run-time int") : i.type.str()));
     return poison();
   }
   int64_t n = int64_t(t.type.elements().size());
@@ -688,17 +728,17 @@ Operand Sema::subscript(const SubscriptExpr &e) {
   Operand r;
   if (base.type.isTuple() && !base.callee) {
     if (e.getIndices().size() != 1) {
-      error(e.getRange(), "a tuple takes one index, " + std::to_string(e.getIndices().size()) +
-                              " given");
+      error(e.getRange(),
+            "a tuple takes one index, " + std::to_string(e.getIndices().size()) + " given");
       return poison(&e);
     }
     r = tupleIndex(base, *e.getIndices()[0], e.getRange());
   } else if (base.type.isTensor() && !base.callee) {
     return tensorIndex(base, e);
   } else {
-    error(e.getValue()->getRange(),
-          "cannot index " + (base.callee ? std::string("a function")
-                             : base.dtype ? std::string("a dtype") : base.type.str()));
+    error(e.getValue()->getRange(), "cannot index " + (base.callee  ? std::string("a function")
+                                                       : base.dtype ? std::string("a dtype")
+                                                                    : base.type.str()));
     return poison(&e);
   }
   r.expr = &e;
@@ -712,12 +752,17 @@ Operand Sema::subscript(const SubscriptExpr &e) {
 Operand Sema::expr(const Expr &e) {
   Operand r;
   switch (e.getKind()) {
-  case NodeKind::Name: return name(llvm::cast<NameExpr>(e));
-  case NodeKind::IntLiteral: r = constant(llvm::cast<IntLiteralExpr>(e).getValue(), e.getRange()); break;
+  case NodeKind::Name:
+    return name(llvm::cast<NameExpr>(e));
+  case NodeKind::IntLiteral:
+    r = constant(llvm::cast<IntLiteralExpr>(e).getValue(), e.getRange());
+    break;
   case NodeKind::FloatLiteral:
     r = constant(llvm::cast<FloatLiteralExpr>(e).getValue(), e.getRange());
     break;
-  case NodeKind::BoolLiteral: r = constant(llvm::cast<BoolLiteralExpr>(e).getValue(), e.getRange()); break;
+  case NodeKind::BoolLiteral:
+    r = constant(llvm::cast<BoolLiteralExpr>(e).getValue(), e.getRange());
+    break;
   case NodeKind::StringLiteral:
     r = constant(llvm::cast<StringLiteralExpr>(e).getValue().str(), e.getRange());
     break;
@@ -731,13 +776,20 @@ Operand Sema::expr(const Expr &e) {
   case NodeKind::List:
     error(e.getRange(), "unsupported construct: a list outside tensor(...); use a tuple");
     return poison(&e);
-  case NodeKind::Binary: return binary(llvm::cast<BinaryExpr>(e));
-  case NodeKind::BoolOp: return boolOp(llvm::cast<BoolOpExpr>(e));
-  case NodeKind::Unary: return unary(llvm::cast<UnaryExpr>(e));
-  case NodeKind::IfExp: return ifExp(llvm::cast<IfExpExpr>(e));
-  case NodeKind::Call: return call(llvm::cast<CallExpr>(e));
-  case NodeKind::Attribute: return attribute(llvm::cast<AttributeExpr>(e));
-  case NodeKind::Subscript: return subscript(llvm::cast<SubscriptExpr>(e));
+  case NodeKind::Binary:
+    return binary(llvm::cast<BinaryExpr>(e));
+  case NodeKind::BoolOp:
+    return boolOp(llvm::cast<BoolOpExpr>(e));
+  case NodeKind::Unary:
+    return unary(llvm::cast<UnaryExpr>(e));
+  case NodeKind::IfExp:
+    return ifExp(llvm::cast<IfExpExpr>(e));
+  case NodeKind::Call:
+    return call(llvm::cast<CallExpr>(e));
+  case NodeKind::Attribute:
+    return attribute(llvm::cast<AttributeExpr>(e));
+  case NodeKind::Subscript:
+    return subscript(llvm::cast<SubscriptExpr>(e));
   default:
     error(e.getRange(), "unsupported construct: a slice outside an index");
     return poison(&e);

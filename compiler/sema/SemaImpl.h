@@ -28,8 +28,8 @@ namespace dlm::sema {
 
 using ssa::Block;
 using ssa::Function;
-using ssa::OpKind;
 using ssa::Operation;
+using ssa::OpKind;
 using ssa::Value;
 
 struct ModuleInfo;

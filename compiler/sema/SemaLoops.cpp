@@ -143,8 +143,7 @@ void Sema::analyseLoop(const LoopSpec &spec) {
     op->parent = parent;
     env = outer;
     if (spec.kind == OpKind::For)
-      op->carried.push_back(
-          std::make_unique<Value>(Type::intTy(), nullptr, 0, spec.loc));
+      op->carried.push_back(std::make_unique<Value>(Type::intTy(), nullptr, 0, spec.loc));
     std::vector<std::string> headerNames;
     for (const std::string &n : carried) {
       if (!types[n]) {
@@ -180,7 +179,8 @@ void Sema::analyseLoop(const LoopSpec &spec) {
     cur = body;
     // The body only runs while no exit flag is set (the condition tests them).
     for (const char *f : {"$brk", "$ret"})
-      if (spec.kind == OpKind::While && env.count(f) && std::count(headerNames.begin(), headerNames.end(), f))
+      if (spec.kind == OpKind::While && env.count(f) &&
+          std::count(headerNames.begin(), headerNames.end(), f))
         env[f] = falseFlag;
     if (spec.bindTarget)
       spec.bindTarget(spec.kind == OpKind::For ? op->carried[0].get() : nullptr);
@@ -207,12 +207,15 @@ void Sema::analyseLoop(const LoopSpec &spec) {
       if (!g.ok()) {
         const char *what = n == "$retval" ? "the return value" : nullptr;
         std::string before = types[n]->str(), after = it->second.type.str();
-        llvm::SMRange outerDef = outer.count(n) ? outer[n].defLoc : llvm::SMRange(), afterDef = it->second.defLoc;
+        llvm::SMRange outerDef = outer.count(n) ? outer[n].defLoc : llvm::SMRange(),
+                      afterDef = it->second.defLoc;
         conflicts.push_back([=, this, loc = spec.loc] {
-          error(loc, (what ? std::string(what) : "'" + n + "'") + " is " + before + " before the loop and " +
-                         after + " after an iteration");
-          if (outerDef.Start.isValid()) note(outerDef, "assigned " + before + " here");
-          if (afterDef.Start.isValid()) note(afterDef, "assigned " + after + " here");
+          error(loc, (what ? std::string(what) : "'" + n + "'") + " is " + before +
+                         " before the loop and " + after + " after an iteration");
+          if (outerDef.Start.isValid())
+            note(outerDef, "assigned " + before + " here");
+          if (afterDef.Start.isValid())
+            note(afterDef, "assigned " + after + " here");
         });
         types[n] = Type::error();
         continue;
@@ -228,7 +231,8 @@ void Sema::analyseLoop(const LoopSpec &spec) {
       cur = parent;
       continue;
     }
-    for (const auto &report : conflicts) report();
+    for (const auto &report : conflicts)
+      report();
 
     // Final pass: yield the next values, give the initial ones, bind the results.
     std::vector<Value *> next, inits;
@@ -319,9 +323,8 @@ void Sema::analyseFor(const ForStmt &s) {
   if (it.isError())
     return;
   if (!it.type.isTuple() || it.callee || it.module) {
-    error(s.getIterable()->getRange(),
-          "a for loop iterates over range(...) or a tuple, found " +
-              (it.callee ? std::string("a function") : it.type.str()));
+    error(s.getIterable()->getRange(), "a for loop iterates over range(...) or a tuple, found " +
+                                           (it.callee ? std::string("a function") : it.type.str()));
     return;
   }
   LoopFlagsScope flags(env);
@@ -342,10 +345,13 @@ void Sema::analyseTupleFor(const ForStmt &s, const Operand &tuple, size_t from) 
       continue;
     // A break (or return) may have happened: later copies run only if it did not.
     Value *go = notExitFlags(s.getRange());
-    emitIf(go, s.getRange(), [&] {
-      knowNotExited();
-      analyseTupleFor(s, tuple, i + 1);
-    }, [&] { knowExited(); });
+    emitIf(
+        go, s.getRange(),
+        [&] {
+          knowNotExited();
+          analyseTupleFor(s, tuple, i + 1);
+        },
+        [&] { knowExited(); });
     return;
   }
 }

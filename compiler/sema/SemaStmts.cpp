@@ -88,10 +88,13 @@ void Sema::analyseBody(const Body &stmts, size_t from) {
     // Some path has left: the rest runs only on the paths that have not.
     llvm::SMRange loc = stmts[i + 1]->getRange();
     Value *go = notExitFlags(loc);
-    emitIf(go, loc, [&] {
-      knowNotExited();
-      analyseBody(stmts, i + 1);
-    }, [&] { knowExited(); });
+    emitIf(
+        go, loc,
+        [&] {
+          knowNotExited();
+          analyseBody(stmts, i + 1);
+        },
+        [&] { knowExited(); });
     return;
   }
 }
@@ -107,8 +110,8 @@ bool Sema::checkCondition(const Operand &c, const char *what) {
     hint = " (compare it, e.g. 'x > 0')";
   else if (t.isTensor())
     hint = " (a condition must be a single bool; reduce it first, e.g. with max or sum)";
-  error(c.expr ? c.expr->getRange() : llvm::SMRange(), std::string(what) + " must be bool, found " +
-                                                           (c.callee ? "a function" : t.str()) + hint);
+  error(c.expr ? c.expr->getRange() : llvm::SMRange(),
+        std::string(what) + " must be bool, found " + (c.callee ? "a function" : t.str()) + hint);
   return false;
 }
 
@@ -116,7 +119,8 @@ void Sema::analyseStmt(const Stmt &s) {
   switch (s.getKind()) {
   case NodeKind::Import:
     if (inFunction)
-      error(s.getRange(), "unsupported construct: 'import' inside a function (import at the top level)");
+      error(s.getRange(),
+            "unsupported construct: 'import' inside a function (import at the top level)");
     return; // resolved by collectModule
   case NodeKind::FunctionDef:
     if (inFunction)
@@ -170,8 +174,8 @@ void Sema::analyseStmt(const Stmt &s) {
       if (auto *str = std::get_if<std::string>(&mc))
         message = *str;
       else if (!m.isError())
-        error(a.getMessage()->getRange(), "assert message must be a string literal, found " +
-                                              m.type.str());
+        error(a.getMessage()->getRange(),
+              "assert message must be a string literal, found " + m.type.str());
     }
     if (!checkCondition(c, "assert condition"))
       return;
@@ -262,8 +266,9 @@ void Sema::analyseIf(const IfStmt &s) {
     env = before;
     return;
   }
-  emitIf(c.value, s.getRange(), [&] { analyseBody(s.getThenBody()); },
-         [&] { analyseBody(s.getElseBody()); });
+  emitIf(
+      c.value, s.getRange(), [&] { analyseBody(s.getThenBody()); },
+      [&] { analyseBody(s.getElseBody()); });
 }
 
 /// Materialises a compile-time flag binding as a const in the current block.
@@ -274,8 +279,7 @@ static Value *flagValue(Sema &s, Binding &b, llvm::SMRange loc) {
 }
 
 void Sema::emitIf(Value *cond, llvm::SMRange loc, const std::function<void()> &thenFn,
-                  const std::function<void()> &elseFn, const char *thenName,
-                  const char *elseName) {
+                  const std::function<void()> &elseFn, const char *thenName, const char *elseName) {
   Env before = env;
   Block *parent = cur;
   auto op = std::make_unique<Operation>(OpKind::If, loc);
@@ -304,8 +308,8 @@ void Sema::emitIf(Value *cond, llvm::SMRange loc, const std::function<void()> &t
     auto t = envT.find(n), e = envE.find(n);
     if (t == envT.end() || e == envE.end()) {
       if (!isHiddenName(n)) {
-        partialNames[n] = std::string("it is only assigned in the ") +
-                          (t == envT.end() ? elseName : thenName);
+        partialNames[n] =
+            std::string("it is only assigned in the ") + (t == envT.end() ? elseName : thenName);
         continue;
       }
       // A hidden variable set on one side only: false / undefined on the other.
@@ -339,8 +343,8 @@ void Sema::emitIf(Value *cond, llvm::SMRange loc, const std::function<void()> &t
                        be.type.isFunction() || be.type.kind() == Type::Kind::None;
     if (!u.ok() || compileTime) {
       if (n == "$ifexp") {
-        error(loc, "the two values of a conditional expression differ: " + bt.type.str() +
-                       " and " + be.type.str());
+        error(loc, "the two values of a conditional expression differ: " + bt.type.str() + " and " +
+                       be.type.str());
       } else {
         std::string shown = n == "$retval" ? "the return value" : "'" + n + "'";
         error(loc, shown + " is " + bt.type.str() + " in the " + thenName + " and " +
@@ -361,7 +365,9 @@ void Sema::emitIf(Value *cond, llvm::SMRange loc, const std::function<void()> &t
     Binding r;
     r.type = u.type;
     // A return value joined with "not returned yet" keeps the location of its return.
-    auto isUndef = [](const Binding &b) { return b.value && b.value->def && b.value->def->kind == OpKind::Undef; };
+    auto isUndef = [](const Binding &b) {
+      return b.value && b.value->def && b.value->def->kind == OpKind::Undef;
+    };
     r.defLoc = isUndef(be) ? bt.defLoc : isUndef(bt) ? be.defLoc : loc;
     results.push_back({n, r});
   }
@@ -390,7 +396,8 @@ void Sema::analyseReturn(const ReturnStmt &s) {
   if (s.getValue()) {
     Operand v = expr(*s.getValue());
     if (v.callee || v.module || v.dtype) {
-      error(s.getValue()->getRange(), "unsupported construct: returning a function, module or dtype");
+      error(s.getValue()->getRange(),
+            "unsupported construct: returning a function, module or dtype");
       v = poison();
     }
     rv.value = v.value;

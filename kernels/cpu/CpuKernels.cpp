@@ -1,7 +1,7 @@
 //===- kernels/cpu/CpuKernels.cpp - Registration and shared helpers ------===//
 #include "kernels/cpu/CpuKernels.h"
-#include "runtime/Promotion.h"
 #include "runtime/Devices.h"
+#include "runtime/Promotion.h"
 #include "runtime/Threads.h"
 
 namespace dlm::rt::cpu {
@@ -31,9 +31,11 @@ void expectArity(Inputs ins, size_t n, const char *op, bool variadic) {
 
 const Tensor &tensorArg(Inputs ins, size_t i, const char *op) {
   // Every kernel call reads its operands through here: build a message only on failure.
-  if (i >= ins.size()) throw Error(std::string("'") + op + "': missing operand " + std::to_string(i));
+  if (i >= ins.size())
+    throw Error(std::string("'") + op + "': missing operand " + std::to_string(i));
   if (!ins[i].isTensor())
-    throw Error(std::string("'") + op + "': operand " + std::to_string(i) + " must be a tensor, got a string");
+    throw Error(std::string("'") + op + "': operand " + std::to_string(i) +
+                " must be a tensor, got a string");
   const Tensor &t = ins[i].tensor();
   if (t.device() != Device::CPU)
     throw Error(std::string("'") + op + "': CPU kernel got a tensor on " + deviceName(t.device()));
@@ -48,7 +50,8 @@ bool broadcastInto(const Shape &a, const Shape &b, Shape &out) {
   for (size_t i = 0; i < r; ++i) {
     int64_t da = i < r - a.size() ? 1 : a[i - (r - a.size())];
     int64_t db = i < r - b.size() ? 1 : b[i - (r - b.size())];
-    if (da != db && da != 1 && db != 1) return false;
+    if (da != db && da != 1 && db != 1)
+      return false;
     out[i] = da == 1 ? db : da;
   }
   return true;
@@ -57,7 +60,8 @@ bool broadcastInto(const Shape &a, const Shape &b, Shape &out) {
 
 Shape broadcastShapes(const Shape &a, const Shape &b, const std::string &what) {
   Shape out;
-  if (!broadcastInto(a, b, out)) throw Error(what);
+  if (!broadcastInto(a, b, out))
+    throw Error(what);
   return out;
 }
 
@@ -74,9 +78,11 @@ int category(DType d) { return d == DType::Bool ? 0 : isInteger(d) ? 1 : 2; }
 } // namespace
 
 DType promoteTypes(DType a, DType b) {
-  if (a == b) return a;
+  if (a == b)
+    return a;
   int ca = category(a), cb = category(b);
-  if (ca != cb) return ca > cb ? a : b;
+  if (ca != cb)
+    return ca > cb ? a : b;
   return dtypeSize(a) >= dtypeSize(b) ? a : b;
 }
 
@@ -90,15 +96,16 @@ bool readsAsScalar(const Tensor &t) {
 }
 
 DType floatResultType(DType computed, bool allScalars) {
-  if (isFloat(computed)) return computed;
+  if (isFloat(computed))
+    return computed;
   return allScalars ? DType::F64 : DType::F32;
 }
 
 int64_t intOperand(Inputs ins, size_t i, const char *op) {
   const Tensor &d = tensorArg(ins, i, op);
-  check(d.numel() == 1 && !isFloat(d.dtype()),
-        std::string("'") + op + "': operand " + std::to_string(i) + " must be an int, got " +
-            d.typeString());
+  check(d.numel() == 1 && !isFloat(d.dtype()), std::string("'") + op + "': operand " +
+                                                   std::to_string(i) + " must be an int, got " +
+                                                   d.typeString());
   return d.itemI64();
 }
 
@@ -107,8 +114,10 @@ Shape shapeFromAttrOrInputs(const Attrs &attrs, const char *name, Inputs ins, si
     Shape shape = attrs.getInts(name);
     size_t next = first;
     for (int64_t &d : shape) {
-      if (d != kDynamicDim) continue;
-      check(next < ins.size(), std::string("'") + name + "': missing operand for a symbolic dimension");
+      if (d != kDynamicDim)
+        continue;
+      check(next < ins.size(),
+            std::string("'") + name + "': missing operand for a symbolic dimension");
       d = intOperand(ins, next++, name);
     }
     return shape;
@@ -117,10 +126,12 @@ Shape shapeFromAttrOrInputs(const Attrs &attrs, const char *name, Inputs ins, si
   if (ins.size() == first + 1 && ins[first].isTensor() && ins[first].tensor().rank() == 1) {
     Tensor s = ins[first].tensor();
     check(!isFloat(s.dtype()), "shape operand must be an integer tensor");
-    for (int64_t i = 0; i < s.numel(); ++i) shape.push_back(s.getI64({i}));
+    for (int64_t i = 0; i < s.numel(); ++i)
+      shape.push_back(s.getI64({i}));
     return shape;
   }
-  for (size_t i = first; i < ins.size(); ++i) shape.push_back(intOperand(ins, i, name));
+  for (size_t i = first; i < ins.size(); ++i)
+    shape.push_back(intOperand(ins, i, name));
   return shape;
 }
 

@@ -100,10 +100,13 @@ template <typename T> double laneSum(const T *p, int64_t n) {
   double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   int64_t i = 0;
   for (; i + 8 <= n; i += 8)
-    for (int k = 0; k < 8; ++k) acc[k] += (double)p[i + k];
+    for (int k = 0; k < 8; ++k)
+      acc[k] += (double)p[i + k];
   double s = 0;
-  for (int k = 0; k < 8; ++k) s += acc[k];
-  for (; i < n; ++i) s += (double)p[i];
+  for (int k = 0; k < 8; ++k)
+    s += acc[k];
+  for (; i < n; ++i)
+    s += (double)p[i];
   return s;
 }
 

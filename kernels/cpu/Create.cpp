@@ -17,14 +17,19 @@ void constKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   expectArity(ins, 0, "const");
   const Attr *v = attrs.find("value");
   check(v != nullptr, "missing attribute 'value'");
-  if (auto *t = std::get_if<Tensor>(v)) return (void)outs.emplace_back(*t);
-  if (auto *i = std::get_if<int64_t>(v)) return (void)outs.emplace_back(Tensor::scalarI64(*i));
+  if (auto *t = std::get_if<Tensor>(v))
+    return (void)outs.emplace_back(*t);
+  if (auto *i = std::get_if<int64_t>(v))
+    return (void)outs.emplace_back(Tensor::scalarI64(*i));
   if (auto *d = std::get_if<double>(v)) {
-    if (attrs.has("dtype")) return (void)outs.emplace_back(Tensor::scalar(attrs.getDType("dtype"), *d));
+    if (attrs.has("dtype"))
+      return (void)outs.emplace_back(Tensor::scalar(attrs.getDType("dtype"), *d));
     return (void)outs.emplace_back(Tensor::scalarF64(*d));
   }
-  if (auto *b = std::get_if<bool>(v)) return (void)outs.emplace_back(Tensor::scalarBool(*b));
-  if (auto *s = std::get_if<std::string>(v)) return (void)outs.emplace_back(*s);
+  if (auto *b = std::get_if<bool>(v))
+    return (void)outs.emplace_back(Tensor::scalarBool(*b));
+  if (auto *s = std::get_if<std::string>(v))
+    return (void)outs.emplace_back(*s);
   std::vector<double> flat = attrs.getFloats("value");
   Shape shape = attrs.getInts("shape", {(int64_t)flat.size()});
   outs.emplace_back(Tensor::fromVector<double>(attrs.getDType("dtype", DType::F32), flat, shape));
@@ -35,7 +40,8 @@ Tensor filled(DType dt, const Shape &shape, double value) {
   dispatchDType(dt, [&]<typename T>() {
     T v = (T)value;
     T *p = t.data<T>();
-    for (int64_t i = 0, n = t.numel(); i < n; ++i) p[i] = v;
+    for (int64_t i = 0, n = t.numel(); i < n; ++i)
+      p[i] = v;
   });
   return t;
 }
@@ -62,7 +68,8 @@ void eyeKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   check(n >= 0, "eye: size must be non-negative, got " + std::to_string(n));
   Tensor t = Tensor::zeros(attrs.getDType("dtype", DType::F32), {n, n});
   dispatchDType(t.dtype(), [&]<typename T>() {
-    for (int64_t i = 0; i < n; ++i) t.data<T>()[i * n + i] = T(1);
+    for (int64_t i = 0; i < n; ++i)
+      t.data<T>()[i * n + i] = T(1);
   });
   outs.emplace_back(t);
 }
@@ -70,11 +77,12 @@ void eyeKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
 /// arange(dims){shape, dtype}: 0, 1, ..., n-1 where shape = [n].
 void arangeKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   Shape shape = shapeFromAttrOrInputs(attrs, "shape", ins, 0);
-  check(shape.size() == 1 && shape[0] >= 0, "arange: length must be one non-negative int, got " +
-                                                shapeString(shape));
+  check(shape.size() == 1 && shape[0] >= 0,
+        "arange: length must be one non-negative int, got " + shapeString(shape));
   Tensor t = Tensor::empty(attrs.getDType("dtype", DType::F32), shape);
   dispatchDType(t.dtype(), [&]<typename T>() {
-    for (int64_t i = 0; i < shape[0]; ++i) t.data<T>()[i] = (T)i;
+    for (int64_t i = 0; i < shape[0]; ++i)
+      t.data<T>()[i] = (T)i;
   });
   outs.emplace_back(t);
 }
@@ -83,7 +91,8 @@ template <bool Normal> void randomKernel(Inputs ins, const Attrs &attrs, Outputs
   const char *op = Normal ? "randn" : "rand";
   Shape shape = shapeFromAttrOrInputs(attrs, "shape", ins, 0);
   DType dt = attrs.getDType("dtype", DType::F32);
-  check(isFloat(dt), std::string(op) + ": dtype must be f32 or f64, got " + std::string(dtypeName(dt)));
+  check(isFloat(dt),
+        std::string(op) + ": dtype must be f32 or f64, got " + std::string(dtypeName(dt)));
   Tensor t = Tensor::empty(dt, shape);
   if (Normal)
     fillNormal(t);
@@ -100,13 +109,14 @@ void randpermKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   Shape shape = shapeFromAttrOrInputs(attrs, "shape", ins, 0);
   check(shape.size() == 1 && shape[0] >= 0,
         "randperm: length must be one non-negative int, got " + shapeString(shape));
-  check(shape[0] <= (int64_t(1) << 32), "randperm: length " + std::to_string(shape[0]) +
-                                            " is too large (at most 2^32)");
+  check(shape[0] <= (int64_t(1) << 32),
+        "randperm: length " + std::to_string(shape[0]) + " is too large (at most 2^32)");
   DType dt = attrs.getDType("dtype", DType::I64);
   check(isInteger(dt), "randperm: dtype must be i32 or i64, got " + std::string(dtypeName(dt)));
   int64_t n = shape[0];
   std::vector<int64_t> perm(n);
-  for (int64_t i = 0; i < n; ++i) perm[i] = i;
+  for (int64_t i = 0; i < n; ++i)
+    perm[i] = i;
   if (n > 1) {
     RandomRange r = reserveRandom(uint64_t(n - 1));
     for (int64_t i = n - 1, k = 0; i > 0; --i, ++k) {

@@ -29,7 +29,8 @@ void binaryLoop(const Tensor &out, const Tensor &a, const Tensor &b, F f) {
     const TB *pb = b.data<TB>();
     TO *po = out.data<TO>();
     int64_t n = out.numel();
-    for (int64_t i = 0; i < n; ++i) po[i] = f(pa[i], pb[i]);
+    for (int64_t i = 0; i < n; ++i)
+      po[i] = f(pa[i], pb[i]);
     return;
   }
   std::array<Shape, 3> strides = {broadcastByteStrides(out, shape), broadcastByteStrides(a, shape),
@@ -40,13 +41,16 @@ void binaryLoop(const Tensor &out, const Tensor &a, const Tensor &b, F f) {
                       const TA *x = reinterpret_cast<const TA *>(p[1]);
                       const TB *y = reinterpret_cast<const TB *>(p[2]);
                       if (st[0] == sizeof(TO) && st[1] == sizeof(TA) && st[2] == sizeof(TB)) {
-                        for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], y[i]);
+                        for (int64_t i = 0; i < n; ++i)
+                          o[i] = f(x[i], y[i]);
                       } else if (st[0] == sizeof(TO) && st[1] == sizeof(TA) && st[2] == 0) {
                         TB c = *y;
-                        for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], c);
+                        for (int64_t i = 0; i < n; ++i)
+                          o[i] = f(x[i], c);
                       } else if (st[0] == sizeof(TO) && st[1] == 0 && st[2] == sizeof(TB)) {
                         TA c = *x;
-                        for (int64_t i = 0; i < n; ++i) o[i] = f(c, y[i]);
+                        for (int64_t i = 0; i < n; ++i)
+                          o[i] = f(c, y[i]);
                       } else {
                         for (int64_t i = 0; i < n; ++i)
                           *reinterpret_cast<TO *>(p[0] + i * st[0]) =
@@ -63,7 +67,8 @@ void unaryLoop(const Tensor &out, const Tensor &x, F f) {
     const TI *px = x.data<TI>();
     TO *po = out.data<TO>();
     int64_t n = out.numel();
-    for (int64_t i = 0; i < n; ++i) po[i] = f(px[i]);
+    for (int64_t i = 0; i < n; ++i)
+      po[i] = f(px[i]);
     return;
   }
   const Shape &shape = out.shape();
@@ -85,35 +90,44 @@ enum class BinKind { Add, Sub, Mul, Div, FloorDiv, Mod, Pow, Max, Min };
 
 template <typename T> T pyMod(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) {
-    if (b == 0) return std::fmod(a, b);
+    if (b == 0)
+      return std::fmod(a, b);
     T m = std::fmod(a, b);
     if (m != 0) {
-      if ((b < 0) != (m < 0)) m += b;
+      if ((b < 0) != (m < 0))
+        m += b;
     } else {
       m = std::copysign(T(0), b);
     }
     return m;
   } else {
     T m = a % b;
-    if (m != 0 && ((m < 0) != (b < 0))) m += b;
+    if (m != 0 && ((m < 0) != (b < 0)))
+      m += b;
     return m;
   }
 }
 
 template <typename T> T pyFloorDiv(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) {
-    if (b == 0) return a / b;
+    if (b == 0)
+      return a / b;
     T m = std::fmod(a, b);
     T div = (a - m) / b;
-    if (m != 0 && ((b < 0) != (m < 0))) div -= 1;
-    if (div == 0) return std::copysign(T(0), a / b);
+    if (m != 0 && ((b < 0) != (m < 0)))
+      div -= 1;
+    if (div == 0)
+      return std::copysign(T(0), a / b);
     T f = std::floor(div);
-    if (div - f > T(0.5)) f += 1;
+    if (div - f > T(0.5))
+      f += 1;
     return f;
   } else {
-    if (a == std::numeric_limits<T>::min() && b == -1) return a; // wraps like NumPy
+    if (a == std::numeric_limits<T>::min() && b == -1)
+      return a; // wraps like NumPy
     T q = a / b;
-    if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;
+    if ((a % b != 0) && ((a < 0) != (b < 0)))
+      q -= 1;
     return q;
   }
 }
@@ -122,7 +136,8 @@ template <typename T> T intPow(T base, T exp) {
   using U = std::make_unsigned_t<T>;
   U result = 1, b = (U)base;
   for (uint64_t e = (uint64_t)exp; e; e >>= 1) {
-    if (e & 1) result *= b;
+    if (e & 1)
+      result *= b;
     b *= b;
   }
   return (T)result;
@@ -151,12 +166,18 @@ template <typename T> void checkIntOperands(BinKind kind, const Tensor &b, const
 
 template <typename T> void arith(BinKind kind, const Tensor &o, const Tensor &a, const Tensor &b) {
   switch (kind) {
-  case BinKind::Add: return binaryLoop<T, T, T>(o, a, b, [](T x, T y) { return T(x + y); });
-  case BinKind::Sub: return binaryLoop<T, T, T>(o, a, b, [](T x, T y) { return T(x - y); });
-  case BinKind::Mul: return binaryLoop<T, T, T>(o, a, b, [](T x, T y) { return T(x * y); });
-  case BinKind::Div: return binaryLoop<T, T, T>(o, a, b, [](T x, T y) { return T(x / y); });
-  case BinKind::FloorDiv: return binaryLoop<T, T, T>(o, a, b, [](T x, T y) { return pyFloorDiv(x, y); });
-  case BinKind::Mod: return binaryLoop<T, T, T>(o, a, b, [](T x, T y) { return pyMod(x, y); });
+  case BinKind::Add:
+    return binaryLoop<T, T, T>(o, a, b, [](T x, T y) { return T(x + y); });
+  case BinKind::Sub:
+    return binaryLoop<T, T, T>(o, a, b, [](T x, T y) { return T(x - y); });
+  case BinKind::Mul:
+    return binaryLoop<T, T, T>(o, a, b, [](T x, T y) { return T(x * y); });
+  case BinKind::Div:
+    return binaryLoop<T, T, T>(o, a, b, [](T x, T y) { return T(x / y); });
+  case BinKind::FloorDiv:
+    return binaryLoop<T, T, T>(o, a, b, [](T x, T y) { return pyFloorDiv(x, y); });
+  case BinKind::Mod:
+    return binaryLoop<T, T, T>(o, a, b, [](T x, T y) { return pyMod(x, y); });
   case BinKind::Pow:
     if constexpr (std::is_floating_point_v<T>)
       return binaryLoop<T, T, T>(o, a, b, [](T x, T y) { return (T)std::pow(x, y); });
@@ -165,20 +186,23 @@ template <typename T> void arith(BinKind kind, const Tensor &o, const Tensor &a,
   case BinKind::Max:
     return binaryLoop<T, T, T>(o, a, b, [](T x, T y) {
       if constexpr (std::is_floating_point_v<T>)
-        if (std::isnan(x) || std::isnan(y)) return x + y;
+        if (std::isnan(x) || std::isnan(y))
+          return x + y;
       return x > y ? x : y;
     });
   case BinKind::Min:
     return binaryLoop<T, T, T>(o, a, b, [](T x, T y) {
       if constexpr (std::is_floating_point_v<T>)
-        if (std::isnan(x) || std::isnan(y)) return x + y;
+        if (std::isnan(x) || std::isnan(y))
+          return x + y;
       return x < y ? x : y;
     });
   }
 }
 
 template <BinKind K> void binaryKernel(Inputs ins, const Attrs &, Outputs &outs) {
-  static const char *names[] = {"add", "sub", "mul", "div", "floordiv", "mod", "pow", "maximum", "minimum"};
+  static const char *names[] = {"add", "sub", "mul",     "div",    "floordiv",
+                                "mod", "pow", "maximum", "minimum"};
   const char *op = names[(int)K];
   expectArity(ins, 2, op);
   const Tensor &a = tensorArg(ins, 0, op), &b = tensorArg(ins, 1, op);
@@ -186,7 +210,8 @@ template <BinKind K> void binaryKernel(Inputs ins, const Attrs &, Outputs &outs)
   DType dt = graphComputeDType(K == BinKind::Div ? ElementwiseKind::TrueDivision
                                                  : ElementwiseKind::Arithmetic,
                                a.dtype(), a.rank(), b.dtype(), b.rank());
-  if (dt == DType::Bool && K != BinKind::Max && K != BinKind::Min) dt = DType::I64;
+  if (dt == DType::Bool && K != BinKind::Max && K != BinKind::Min)
+    dt = DType::I64;
   Tensor ca = as(a, dt), cb = as(b, dt);
   Tensor out = Tensor::empty(dt, shape);
   dispatchDType(dt, [&]<typename T>() {
@@ -217,22 +242,27 @@ template <CmpKind K> void compareKernel(Inputs ins, const Attrs &, Outputs &outs
   Tensor out = Tensor::empty(DType::Bool, shape);
   if constexpr (K == CmpKind::And || K == CmpKind::Or) {
     Tensor ca = as(a, DType::Bool), cb = as(b, DType::Bool);
-    binaryLoop<bool, bool, bool>(out, ca, cb, [](bool x, bool y) {
-      return K == CmpKind::And ? (x && y) : (x || y);
-    });
+    binaryLoop<bool, bool, bool>(
+        out, ca, cb, [](bool x, bool y) { return K == CmpKind::And ? (x && y) : (x || y); });
   } else {
-    DType dt = graphComputeDType(ElementwiseKind::Comparison, a.dtype(), a.rank(), b.dtype(),
-                                 b.rank());
+    DType dt =
+        graphComputeDType(ElementwiseKind::Comparison, a.dtype(), a.rank(), b.dtype(), b.rank());
     Tensor ca = as(a, dt), cb = as(b, dt);
     dispatchDType(dt, [&]<typename T>() {
       binaryLoop<T, T, bool>(out, ca, cb, [](T x, T y) {
         switch (K) {
-        case CmpKind::Eq: return x == y;
-        case CmpKind::Ne: return x != y;
-        case CmpKind::Lt: return x < y;
-        case CmpKind::Le: return x <= y;
-        case CmpKind::Gt: return x > y;
-        default: return x >= y;
+        case CmpKind::Eq:
+          return x == y;
+        case CmpKind::Ne:
+          return x != y;
+        case CmpKind::Lt:
+          return x < y;
+        case CmpKind::Le:
+          return x <= y;
+        case CmpKind::Gt:
+          return x > y;
+        default:
+          return x >= y;
         }
       });
     });
@@ -246,13 +276,15 @@ enum class UnKind { Neg, Abs, Exp, Log, Sqrt, Sin, Cos, Tanh, Sigmoid, Relu, Not
 
 template <typename T> T sigmoidOf(T x) {
   // Stable on both tails: never exp of a large positive number.
-  if (x >= 0) return T(1) / (T(1) + std::exp(-x));
+  if (x >= 0)
+    return T(1) / (T(1) + std::exp(-x));
   T e = std::exp(x);
   return e / (T(1) + e);
 }
 
 template <UnKind K> void unaryKernel(Inputs ins, const Attrs &, Outputs &outs) {
-  static const char *names[] = {"neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "logical_not"};
+  static const char *names[] = {"neg", "abs",  "exp",     "log",  "sqrt",       "sin",
+                                "cos", "tanh", "sigmoid", "relu", "logical_not"};
   const char *op = names[(int)K];
   expectArity(ins, 1, op);
   const Tensor &x = tensorArg(ins, 0, op);
@@ -264,34 +296,48 @@ template <UnKind K> void unaryKernel(Inputs ins, const Attrs &, Outputs &outs) {
   }
   bool keepsDType = K == UnKind::Neg || K == UnKind::Abs || K == UnKind::Relu;
   DType dt = x.dtype();
-  if (dt == DType::Bool && keepsDType) dt = DType::I64;
-  if (!keepsDType) dt = floatResultType(dt, readsAsScalar(x));
+  if (dt == DType::Bool && keepsDType)
+    dt = DType::I64;
+  if (!keepsDType)
+    dt = floatResultType(dt, readsAsScalar(x));
   Tensor cx = as(x, dt);
   Tensor out = Tensor::empty(dt, x.shape());
   dispatchDType(dt, [&]<typename T>() {
     if constexpr (!std::is_same_v<T, bool>) {
       switch (K) {
-      case UnKind::Neg: return unaryLoop<T, T>(out, cx, [](T v) { return T(-v); });
-      case UnKind::Abs: return unaryLoop<T, T>(out, cx, [](T v) { return v < 0 ? T(-v) : v; });
-      case UnKind::Relu: return unaryLoop<T, T>(out, cx, [](T v) { return reluOf(v); });
-      default: break;
+      case UnKind::Neg:
+        return unaryLoop<T, T>(out, cx, [](T v) { return T(-v); });
+      case UnKind::Abs:
+        return unaryLoop<T, T>(out, cx, [](T v) { return v < 0 ? T(-v) : v; });
+      case UnKind::Relu:
+        return unaryLoop<T, T>(out, cx, [](T v) { return reluOf(v); });
+      default:
+        break;
       }
       if constexpr (std::is_floating_point_v<T>) {
         switch (K) {
         case UnKind::Exp:
-          if constexpr (std::is_same_v<T, float>) return unaryLoop<T, T>(out, cx, [](float v) { return fastExp(v); });
+          if constexpr (std::is_same_v<T, float>)
+            return unaryLoop<T, T>(out, cx, [](float v) { return fastExp(v); });
           return unaryLoop<T, T>(out, cx, [](T v) { return std::exp(v); });
-        case UnKind::Log: return unaryLoop<T, T>(out, cx, [](T v) { return std::log(v); });
-        case UnKind::Sqrt: return unaryLoop<T, T>(out, cx, [](T v) { return std::sqrt(v); });
-        case UnKind::Sin: return unaryLoop<T, T>(out, cx, [](T v) { return std::sin(v); });
-        case UnKind::Cos: return unaryLoop<T, T>(out, cx, [](T v) { return std::cos(v); });
+        case UnKind::Log:
+          return unaryLoop<T, T>(out, cx, [](T v) { return std::log(v); });
+        case UnKind::Sqrt:
+          return unaryLoop<T, T>(out, cx, [](T v) { return std::sqrt(v); });
+        case UnKind::Sin:
+          return unaryLoop<T, T>(out, cx, [](T v) { return std::sin(v); });
+        case UnKind::Cos:
+          return unaryLoop<T, T>(out, cx, [](T v) { return std::cos(v); });
         case UnKind::Tanh:
-          if constexpr (std::is_same_v<T, float>) return unaryLoop<T, T>(out, cx, [](float v) { return fastTanh(v); });
+          if constexpr (std::is_same_v<T, float>)
+            return unaryLoop<T, T>(out, cx, [](float v) { return fastTanh(v); });
           return unaryLoop<T, T>(out, cx, [](T v) { return std::tanh(v); });
         case UnKind::Sigmoid:
-          if constexpr (std::is_same_v<T, float>) return unaryLoop<T, T>(out, cx, [](float v) { return fastSigmoid(v); });
+          if constexpr (std::is_same_v<T, float>)
+            return unaryLoop<T, T>(out, cx, [](float v) { return fastSigmoid(v); });
           return unaryLoop<T, T>(out, cx, [](T v) { return sigmoidOf(v); });
-        default: break;
+        default:
+          break;
         }
       }
     }
@@ -406,7 +452,8 @@ void dropoutKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   RandomRange r = reserveRandom((uint64_t)n);
   for (int64_t c = 0; c < (n + 3) / 4; ++c) {
     auto w = philox4x32(r.start + c, r.key);
-    for (int64_t j = 0; j < 4 && c * 4 + j < n; ++j) m[c * 4 + j] = uniformF64(w[j]) >= p;
+    for (int64_t j = 0; j < 4 && c * 4 + j < n; ++j)
+      m[c * 4 + j] = uniformF64(w[j]) >= p;
   }
   Tensor cx = as(x, dt);
   Tensor y = Tensor::empty(dt, x.shape());

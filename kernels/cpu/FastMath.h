@@ -27,8 +27,12 @@ inline float fastExp(float x) {
   float fx = shifted - magic;
   float r = xc - fx * 0.693359375f + fx * 2.12194440e-4f;
   float z = r * r;
-  float y = ((((1.9875691500E-4f * r + 1.3981999507E-3f) * r + 8.3334519073E-3f) * r + 4.1665795894E-2f) * r +
-             1.6666665459E-1f) * r + 5.0000001201E-1f;
+  float y =
+      ((((1.9875691500E-4f * r + 1.3981999507E-3f) * r + 8.3334519073E-3f) * r + 4.1665795894E-2f) *
+           r +
+       1.6666665459E-1f) *
+          r +
+      5.0000001201E-1f;
   y = y * z + r + 1.0f;
   // 2^n split in two factors so n down to -150 (subnormal results) stays representable.
   int32_t n = std::bit_cast<int32_t>(shifted) - std::bit_cast<int32_t>(magic);
@@ -43,8 +47,12 @@ inline float fastExp(float x) {
 inline float fastTanh(float x) {
   float a = std::fabs(x);
   float s = x * x;
-  float small = ((((-5.70498872745E-3f * s + 2.06390887954E-2f) * s - 5.37397155531E-2f) * s + 1.33314422036E-1f) * s -
-                 3.33332819422E-1f) * s * x + x;
+  float small = ((((-5.70498872745E-3f * s + 2.06390887954E-2f) * s - 5.37397155531E-2f) * s +
+                  1.33314422036E-1f) *
+                     s -
+                 3.33332819422E-1f) *
+                    s * x +
+                x;
   float e = fastExp(2.0f * (a > 9.0f ? 9.0f : a));
   float big = 1.0f - 2.0f / (e + 1.0f);
   big = a > 9.0f ? 1.0f : big;

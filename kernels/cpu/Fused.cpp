@@ -16,11 +16,13 @@ namespace {
 void fusedKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   const std::string &body = attrs.getString("body");
   auto statements = parseFusedStatements(body, ins.size());
-  if (!statements || statements->empty()) throw Error("fused: malformed body '" + body + "'");
+  if (!statements || statements->empty())
+    throw Error("fused: malformed body '" + body + "'");
   std::vector<Value> values(ins.begin(), ins.end());
   for (const FusedStatement &st : *statements) {
     std::vector<Value> args;
-    for (unsigned v : st.operands) args.push_back(values[v]);
+    for (unsigned v : st.operands)
+      args.push_back(values[v]);
     values.push_back(run(st.op, std::move(args)));
   }
   outs.push_back(values.back());

@@ -32,7 +32,8 @@ std::string clockText(double seconds) {
     std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", (long long)(total / 3600),
                   (long long)(total / 60 % 60), (long long)(total % 60));
   else
-    std::snprintf(buf, sizeof buf, "%02lld:%02lld", (long long)(total / 60), (long long)(total % 60));
+    std::snprintf(buf, sizeof buf, "%02lld:%02lld", (long long)(total / 60),
+                  (long long)(total % 60));
   return buf;
 }
 
@@ -74,7 +75,8 @@ void progressKernel(Inputs ins, const Attrs &, Outputs &) {
 void saveKernel(Inputs ins, const Attrs &, Outputs &) {
   expectArity(ins, 1, "save", true);
   std::vector<Tensor> tensors;
-  for (size_t i = 1; i < ins.size(); ++i) tensors.push_back(tensorArg(ins, i, "save"));
+  for (size_t i = 1; i < ins.size(); ++i)
+    tensors.push_back(tensorArg(ins, i, "save"));
   saveCheckpoint(ins[0].str(), tensors);
 }
 
@@ -85,9 +87,11 @@ void loadKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   std::optional<CheckpointSpec> spec;
   if (attrs.has("dtypes")) {
     spec = CheckpointSpec{attrs.getDTypes("dtypes"), {}};
-    if (attrs.has("shapes")) spec->shapes = attrs.getShapes("shapes");
+    if (attrs.has("shapes"))
+      spec->shapes = attrs.getShapes("shapes");
   }
-  for (Tensor &t : loadCheckpoint(ins[0].str(), spec)) outs.emplace_back(std::move(t));
+  for (Tensor &t : loadCheckpoint(ins[0].str(), spec))
+    outs.emplace_back(std::move(t));
 }
 
 /// assert(cond){message}: fails with "assertion failed: message"; the caller adds the location.
@@ -95,14 +99,16 @@ void assertKernel(Inputs ins, const Attrs &attrs, Outputs &) {
   expectArity(ins, 1, "assert");
   const Tensor &c = tensorArg(ins, 0, "assert");
   check(c.numel() == 1, "assert condition must be a single bool, got " + c.typeString());
-  if (c.itemBool()) return;
+  if (c.itemBool())
+    return;
   std::string msg = attrs.has("message") ? attrs.getString("message") : "";
   throw Error(msg.empty() ? "assertion failed" : "assertion failed: " + msg);
 }
 
 /// fashion_mnist(split) or fashion_mnist{split} -> (images f32 [N, 784], labels i64 [N]).
 void fashionMnistKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
-  std::string split = attrs.has("split") ? attrs.getString("split") : (expectArity(ins, 1, "fashion_mnist"), ins[0].str());
+  std::string split = attrs.has("split") ? attrs.getString("split")
+                                         : (expectArity(ins, 1, "fashion_mnist"), ins[0].str());
   auto [x, y] = fashionMnist(split);
   outs.emplace_back(x);
   outs.emplace_back(y);
@@ -116,9 +122,10 @@ void loadIdxKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   Tensor t = readIdx(path);
   int64_t rank = attrs.getInt("rank", t.rank());
   check(t.rank() == rank, "IDX file '" + path + "' has " + std::to_string(t.rank()) +
-                              " dimensions " + shapeString(t.shape()) + " but is read with rank=" +
-                              std::to_string(rank));
-  check(t.dtype() == DType::I32, "IDX file '" + path + "' holds " + std::string(dtypeName(t.dtype())) +
+                              " dimensions " + shapeString(t.shape()) +
+                              " but is read with rank=" + std::to_string(rank));
+  check(t.dtype() == DType::I32, "IDX file '" + path + "' holds " +
+                                     std::string(dtypeName(t.dtype())) +
                                      " elements; load_idx reads integer IDX files (as i32)");
   outs.emplace_back(t);
 }

@@ -49,14 +49,16 @@ bool gemmLayout(int64_t rs, int64_t cs, int64_t rows, int64_t cols, GemmOperand 
 Tensor gemmReady(const Tensor &x) {
   GemmOperand g;
   int64_t r = x.rank();
-  if (gemmLayout(x.strides()[r - 2], x.strides()[r - 1], x.dim(r - 2), x.dim(r - 1), g)) return x;
+  if (gemmLayout(x.strides()[r - 2], x.strides()[r - 1], x.dim(r - 2), x.dim(r - 1), g))
+    return x;
   return x.contiguous();
 }
 
 template <typename T>
-void gemmOp(int64_t m, int64_t n, int64_t k, const T *a, GemmOperand ga, const T *b,
-            GemmOperand gb, T *c) {
-  if (m == 0 || n == 0) return;
+void gemmOp(int64_t m, int64_t n, int64_t k, const T *a, GemmOperand ga, const T *b, GemmOperand gb,
+            T *c) {
+  if (m == 0 || n == 0)
+    return;
   if (k == 0) {
     std::memset(c, 0, sizeof(T) * m * n);
     return;
@@ -72,7 +74,8 @@ void intGemm(int64_t m, int64_t n, int64_t k, const T *a, int64_t ars, int64_t a
   for (int64_t i = 0; i < m; ++i)
     for (int64_t p = 0; p < k; ++p) {
       T av = a[i * ars + p * acs];
-      for (int64_t j = 0; j < n; ++j) c[i * n + j] += av * b[p * brs + j * bcs];
+      for (int64_t j = 0; j < n; ++j)
+        c[i * n + j] += av * b[p * brs + j * bcs];
     }
 }
 
@@ -80,9 +83,11 @@ void intGemm(int64_t m, int64_t n, int64_t k, const T *a, int64_t ars, int64_t a
 /// broadcasts to [m, n] without growing it.
 bool addendRef(const Tensor &add, int64_t m, int64_t n, int64_t &rs, int64_t &cs) {
   int64_t r = add.rank();
-  if (r > 2) return false;
+  if (r > 2)
+    return false;
   int64_t rows = r == 2 ? add.dim(0) : 1, cols = r >= 1 ? add.dim(r - 1) : 1;
-  if ((rows != m && rows != 1) || (cols != n && cols != 1)) return false;
+  if ((rows != m && rows != 1) || (cols != n && cols != 1))
+    return false;
   rs = r == 2 && rows != 1 ? add.strides()[0] : 0;
   cs = r >= 1 && cols != 1 ? add.strides()[r - 1] : 0;
   return true;
@@ -91,7 +96,8 @@ bool addendRef(const Tensor &add, int64_t m, int64_t n, int64_t &rs, int64_t &cs
 /// The sizes of a @ b when a and b are float matrices of one dtype whose product takes
 /// smallGemm; false otherwise.
 bool smallProduct(const Tensor &a, const Tensor &b, int64_t &m, int64_t &n, int64_t &k) {
-  if (a.rank() != 2 || b.rank() != 2 || a.dtype() != b.dtype() || !isFloat(a.dtype())) return false;
+  if (a.rank() != 2 || b.rank() != 2 || a.dtype() != b.dtype() || !isFloat(a.dtype()))
+    return false;
   m = a.dim(0), k = a.dim(1), n = b.dim(1);
   return b.dim(0) == k && smallGemmFits(m, n, k);
 }
@@ -114,9 +120,11 @@ void runSmall(const Tensor &a, const Tensor &b, int64_t m, int64_t n, int64_t k,
 /// undefined tensor otherwise, and the caller takes the general path (which also reports errors).
 Tensor smallMatmul(const Tensor &a, const Tensor &b, const Tensor *addend, bool relu) {
   int64_t m, n, k;
-  if (!smallProduct(a, b, m, n, k)) return {};
+  if (!smallProduct(a, b, m, n, k))
+    return {};
   int64_t addRs = 0, addCs = 0;
-  if (addend && (addend->dtype() != a.dtype() || !addendRef(*addend, m, n, addRs, addCs))) return {};
+  if (addend && (addend->dtype() != a.dtype() || !addendRef(*addend, m, n, addRs, addCs)))
+    return {};
   Tensor out = Tensor::empty(a.dtype(), {m, n});
   runSmall(a, b, m, n, k, out, addend ? addend->rawData() : nullptr, addRs, addCs, relu);
   return out;
@@ -124,18 +132,22 @@ Tensor smallMatmul(const Tensor &a, const Tensor &b, const Tensor *addend, bool 
 
 Tensor matmul(Tensor a, Tensor b, const char *op) {
   // (Messages are built only on failure: a small matmul in a loop must not format strings.)
-  if (Tensor small = smallMatmul(a, b, nullptr, false); small) return small;
+  if (Tensor small = smallMatmul(a, b, nullptr, false); small)
+    return small;
   if (a.rank() < 1 || b.rank() < 1)
     throw Error(std::string("'") + op + "' needs operands of rank >= 1, got " + a.typeString() +
                 " and " + b.typeString());
   bool aVec = a.rank() == 1, bVec = b.rank() == 1;
-  if (aVec) a = a.reshape({1, a.dim(0)});
-  if (bVec) b = b.reshape({b.dim(0), 1});
+  if (aVec)
+    a = a.reshape({1, a.dim(0)});
+  if (bVec)
+    b = b.reshape({b.dim(0), 1});
   int64_t ra = a.rank(), rb = b.rank();
   int64_t m = a.dim(ra - 2), k = a.dim(ra - 1), k2 = b.dim(rb - 2), n = b.dim(rb - 1);
   if (k != k2)
-    throw Error("cannot multiply " + a.typeString() + " by " + b.typeString() + ": inner dimensions " +
-                std::to_string(k) + " and " + std::to_string(k2) + " differ");
+    throw Error("cannot multiply " + a.typeString() + " by " + b.typeString() +
+                ": inner dimensions " + std::to_string(k) + " and " + std::to_string(k2) +
+                " differ");
   Shape batch;
   if (ra > 2 || rb > 2)
     batch = broadcastShapes(Shape(a.shape().begin(), a.shape().end() - 2),
@@ -143,9 +155,12 @@ Tensor matmul(Tensor a, Tensor b, const char *op) {
                             "cannot broadcast the batch dimensions of " + a.typeString() + " and " +
                                 b.typeString());
   DType dt = promoteTypes(a.dtype(), b.dtype());
-  if (dt == DType::Bool) dt = DType::I64;
-  if (a.dtype() != dt) a = a.to(dt);
-  if (b.dtype() != dt) b = b.to(dt);
+  if (dt == DType::Bool)
+    dt = DType::I64;
+  if (a.dtype() != dt)
+    a = a.to(dt);
+  if (b.dtype() != dt)
+    b = b.to(dt);
 
   Shape outShape = batch;
   outShape.push_back(m);
@@ -195,14 +210,17 @@ Tensor matmul(Tensor a, Tensor b, const char *op) {
         }
       });
       for (size_t d = batch.size(); d-- > 0;) {
-        if (++idx[d] < batch[d]) break;
+        if (++idx[d] < batch[d])
+          break;
         idx[d] = 0;
       }
     }
   }
   Shape finalShape = batch;
-  if (!aVec) finalShape.push_back(m);
-  if (!bVec) finalShape.push_back(n);
+  if (!aVec)
+    finalShape.push_back(m);
+  if (!bVec)
+    finalShape.push_back(n);
   return finalShape == outShape ? out : out.reshape(finalShape);
 }
 
@@ -222,8 +240,8 @@ void dotKernel(Inputs ins, const Attrs &, Outputs &outs) {
   expectArity(ins, 2, "dot");
   const Tensor &a = tensorArg(ins, 0, "dot"), &b = tensorArg(ins, 1, "dot");
   if (a.rank() == 1 && b.rank() == 1)
-    check(a.dim(0) == b.dim(0), "cannot take the dot product of " + a.typeString() + " and " +
-                                    b.typeString());
+    check(a.dim(0) == b.dim(0),
+          "cannot take the dot product of " + a.typeString() + " and " + b.typeString());
   outs.emplace_back(matmul(a, b, "dot"));
 }
 
@@ -246,9 +264,9 @@ void matmulBiasKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
 
 bool matmulBiasAccumulate(const Tensor &a, const Tensor &b, const Tensor &acc, bool relu) {
   int64_t m, n, k;
-  if (!smallProduct(a, b, m, n, k) || acc.dtype() != a.dtype() || acc.rank() != 2 || acc.dim(0) != m ||
-      acc.dim(1) != n || !acc.isContiguous() || a.device() != Device::CPU || b.device() != Device::CPU ||
-      acc.device() != Device::CPU)
+  if (!smallProduct(a, b, m, n, k) || acc.dtype() != a.dtype() || acc.rank() != 2 ||
+      acc.dim(0) != m || acc.dim(1) != n || !acc.isContiguous() || a.device() != Device::CPU ||
+      b.device() != Device::CPU || acc.device() != Device::CPU)
     return false;
   runSmall(a, b, m, n, k, acc, acc.rawData(), n, 1, relu);
   return true;
@@ -259,7 +277,8 @@ namespace {
 /// Whether `bias` is one contiguous row of `out`'s last dimension (a [n] or [1, n] bias of a
 /// [.., n] product): then addBiasInPlace runs over plain rows.
 bool isBiasRow(const Tensor &out, const Tensor &bias) {
-  if (out.rank() == 0 || bias.rank() == 0 || !out.isContiguous() || !bias.isContiguous()) return false;
+  if (out.rank() == 0 || bias.rank() == 0 || !out.isContiguous() || !bias.isContiguous())
+    return false;
   int64_t n = out.dim(out.rank() - 1);
   return bias.dim(bias.rank() - 1) == n && bias.numel() == n;
 }
@@ -273,21 +292,24 @@ template <typename T> void addBiasRows(T *out, const T *bias, int64_t rows, int6
         o[j] = reluOf(T(o[j] + bias[j]));
       }
     else
-      for (int64_t j = 0; j < n; ++j) o[j] = o[j] + bias[j];
+      for (int64_t j = 0; j < n; ++j)
+        o[j] = o[j] + bias[j];
   }
 }
 
 } // namespace
 
 void addBiasInPlace(Tensor &out, const Tensor &bias, bool relu, const char *op) {
-  if (!isFloat(out.dtype()) || bias.dtype() != out.dtype() || broadcastShapes(out, bias) != out.shape())
+  if (!isFloat(out.dtype()) || bias.dtype() != out.dtype() ||
+      broadcastShapes(out, bias) != out.shape())
     throw Error(std::string("'") + op + "' needs a float product and a bias of its dtype that " +
                 "broadcasts to it, got " + out.typeString() + " and " + bias.typeString());
   bool sameShape = bias.shape() == out.shape() && out.isContiguous() && bias.isContiguous();
   if (sameShape || isBiasRow(out, bias)) { // (a same-shape addend: a gradient accumulator, one row)
     int64_t n = sameShape ? out.numel() : out.dim(out.rank() - 1), rows = n ? out.numel() / n : 0;
     dispatchDType(out.dtype(), [&]<typename T>() {
-      if constexpr (std::is_floating_point_v<T>) addBiasRows(out.data<T>(), bias.data<T>(), rows, n, relu);
+      if constexpr (std::is_floating_point_v<T>)
+        addBiasRows(out.data<T>(), bias.data<T>(), rows, n, relu);
     });
     return;
   }
@@ -312,9 +334,10 @@ namespace {
 /// smallGemm for the BLAS-style call when it fits and beta is 0 or 1 (every caller's); false
 /// otherwise.
 template <typename T>
-bool smallBlasGemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const T *a, int64_t lda,
-                   const T *b, int64_t ldb, T beta, T *c, int64_t ldc) {
-  if ((beta != T(0) && beta != T(1)) || !smallGemmFits(m, n, k)) return false;
+bool smallBlasGemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const T *a,
+                   int64_t lda, const T *b, int64_t ldb, T beta, T *c, int64_t ldc) {
+  if ((beta != T(0) && beta != T(1)) || !smallGemmFits(m, n, k))
+    return false;
   smallGemm(m, n, k, MatrixRef<T>{a, transA ? 1 : lda, transA ? lda : 1},
             MatrixRef<T>{b, transB ? 1 : ldb, transB ? ldb : 1}, c, ldc,
             MatrixRef<T>{beta == T(1) ? c : nullptr, ldc, 1}, false);
@@ -325,7 +348,8 @@ bool smallBlasGemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, co
 
 void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
           const float *b, int64_t ldb, float beta, float *c, int64_t ldc) {
-  if (smallBlasGemm(transA, transB, m, n, k, a, lda, b, ldb, beta, c, ldc)) return;
+  if (smallBlasGemm(transA, transB, m, n, k, a, lda, b, ldb, beta, c, ldc))
+    return;
   beforeBlasProduct(m, n, k);
   cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans,
               m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
@@ -333,7 +357,8 @@ void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const float
 
 void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const double *a, int64_t lda,
           const double *b, int64_t ldb, double beta, double *c, int64_t ldc) {
-  if (smallBlasGemm(transA, transB, m, n, k, a, lda, b, ldb, beta, c, ldc)) return;
+  if (smallBlasGemm(transA, transB, m, n, k, a, lda, b, ldb, beta, c, ldc))
+    return;
   beforeBlasProduct(m, n, k);
   cblas_dgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans,
               m, n, k, 1.0, a, lda, b, ldb, beta, c, ldc);

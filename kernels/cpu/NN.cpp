@@ -29,18 +29,22 @@ struct AxisView {
 AxisView axisView(const Tensor &t, int64_t axisAttr, DType dt) {
   AxisView v;
   v.x = t.to(dt);
-  if (t.rank() == 0) return v;
+  if (t.rank() == 0)
+    return v;
   int64_t axis = normalizeAxis(axisAttr, t.rank(), "softmax axis");
-  for (int64_t d = 0; d < axis; ++d) v.outer *= t.dim(d);
+  for (int64_t d = 0; d < axis; ++d)
+    v.outer *= t.dim(d);
   v.n = t.dim(axis);
-  for (int64_t d = axis + 1; d < t.rank(); ++d) v.inner *= t.dim(d);
+  for (int64_t d = axis + 1; d < t.rank(); ++d)
+    v.inner *= t.dim(d);
   return v;
 }
 
 /// Calls f(base, stride) for every lane (a 1-D run along the axis).
 template <typename F> void forEachLane(const AxisView &v, F f) {
   for (int64_t o = 0; o < v.outer; ++o)
-    for (int64_t i = 0; i < v.inner; ++i) f(o * v.n * v.inner + i, v.inner);
+    for (int64_t i = 0; i < v.inner; ++i)
+      f(o * v.n * v.inner + i, v.inner);
 }
 
 template <typename T> T expOf(T v) {
@@ -53,19 +57,24 @@ template <typename T> T expOf(T v) {
 /// Max of a contiguous run in eight fixed lanes (see laneSum in CpuKernels.h).
 template <typename T> T laneMax(const T *p, int64_t n) {
   T acc[8];
-  for (int k = 0; k < 8; ++k) acc[k] = -std::numeric_limits<T>::infinity();
+  for (int k = 0; k < 8; ++k)
+    acc[k] = -std::numeric_limits<T>::infinity();
   int64_t i = 0;
   for (; i + 8 <= n; i += 8)
-    for (int k = 0; k < 8; ++k) acc[k] = p[i + k] > acc[k] ? p[i + k] : acc[k];
+    for (int k = 0; k < 8; ++k)
+      acc[k] = p[i + k] > acc[k] ? p[i + k] : acc[k];
   T m = -std::numeric_limits<T>::infinity();
-  for (int k = 0; k < 8; ++k) m = acc[k] > m ? acc[k] : m;
-  for (; i < n; ++i) m = p[i] > m ? p[i] : m;
+  for (int k = 0; k < 8; ++k)
+    m = acc[k] > m ? acc[k] : m;
+  for (; i < n; ++i)
+    m = p[i] > m ? p[i] : m;
   return m;
 }
 
 /// dst[j] = exp(src[j] - m) for a contiguous lane; returns their sum.
 template <bool Store, typename T> double expShiftSum(const T *src, T *dst, int64_t n, T m) {
-  for (int64_t j = 0; j < n; ++j) dst[j] = expOf<T>(src[j] - m);
+  for (int64_t j = 0; j < n; ++j)
+    dst[j] = expOf<T>(src[j] - m);
   return laneSum(dst, n);
 }
 
@@ -74,7 +83,8 @@ double expShiftSumStrided(const T *src, T *dst, int64_t n, int64_t s, T m) {
   double sum = 0;
   for (int64_t j = 0; j < n; ++j) {
     T e = expOf<T>(src[j * s] - m);
-    if (Store) dst[j * s] = e;
+    if (Store)
+      dst[j * s] = e;
     sum += (double)e;
   }
   return sum;
@@ -96,16 +106,20 @@ template <bool Log> void softmaxKernel(Inputs ins, const Attrs &attrs, Outputs &
         if (s == 1)
           m = laneMax(src + base, v.n);
         else
-          for (int64_t j = 0; j < v.n; ++j) m = std::max(m, src[base + j * s]);
-        if (!std::isfinite(m)) m = std::isnan(m) ? m : T(0);
+          for (int64_t j = 0; j < v.n; ++j)
+            m = std::max(m, src[base + j * s]);
+        if (!std::isfinite(m))
+          m = std::isnan(m) ? m : T(0);
         double sum = s == 1 ? expShiftSum<!Log>(src + base, dst + base, v.n, m)
                             : expShiftSumStrided<!Log>(src + base, dst + base, v.n, s, m);
         if (Log) {
           T lse = m + (T)std::log(sum);
-          for (int64_t j = 0; j < v.n; ++j) dst[base + j * s] = src[base + j * s] - lse;
+          for (int64_t j = 0; j < v.n; ++j)
+            dst[base + j * s] = src[base + j * s] - lse;
         } else {
           T inv = (T)(1.0 / sum);
-          for (int64_t j = 0; j < v.n; ++j) dst[base + j * s] *= inv;
+          for (int64_t j = 0; j < v.n; ++j)
+            dst[base + j * s] *= inv;
         }
       });
     }
@@ -119,8 +133,8 @@ template <bool Log> void softmaxGradKernel(Inputs ins, const Attrs &attrs, Outpu
   const char *op = Log ? "log_softmax_grad" : "softmax_grad";
   expectArity(ins, 2, op);
   const Tensor &y = tensorArg(ins, 0, op), &g = tensorArg(ins, 1, op);
-  check(y.shape() == g.shape(), std::string("'") + op + "': " + y.typeString() + " vs gradient " +
-                                    g.typeString());
+  check(y.shape() == g.shape(),
+        std::string("'") + op + "': " + y.typeString() + " vs gradient " + g.typeString());
   DType dt = floatResultType(promoteTypes(y.dtype(), g.dtype()), false);
   int64_t axis = attrs.getInt("axis", -1);
   AxisView vy = axisView(y, axis, dt), vg = axisView(g, axis, dt);
@@ -145,8 +159,8 @@ template <bool Log> void softmaxGradKernel(Inputs ins, const Attrs &attrs, Outpu
 
 /// Checks logits [N, C] and labels [N]; returns the labels as int64.
 std::vector<int64_t> checkedLabels(const Tensor &logits, const Tensor &labels, const char *op) {
-  check(logits.rank() == 2, std::string("'") + op + "': logits must be [N, C], got " +
-                                logits.typeString());
+  check(logits.rank() == 2,
+        std::string("'") + op + "': logits must be [N, C], got " + logits.typeString());
   check(labels.rank() == 1 && labels.dim(0) == logits.dim(0) && !isFloat(labels.dtype()),
         std::string("'") + op + "': labels " + labels.typeString() + " do not match logits " +
             logits.typeString());
@@ -163,7 +177,8 @@ std::vector<int64_t> checkedLabels(const Tensor &logits, const Tensor &labels, c
 /// cross_entropy(logits [N, C], labels [N]) = mean_i(logsumexp(logits_i) - logits_i[label_i]).
 void crossEntropyKernel(Inputs ins, const Attrs &, Outputs &outs) {
   expectArity(ins, 2, "cross_entropy");
-  const Tensor &logits = tensorArg(ins, 0, "cross_entropy"), &labels = tensorArg(ins, 1, "cross_entropy");
+  const Tensor &logits = tensorArg(ins, 0, "cross_entropy"),
+               &labels = tensorArg(ins, 1, "cross_entropy");
   std::vector<int64_t> lab = checkedLabels(logits, labels, "cross_entropy");
   DType dt = floatResultType(logits.dtype(), false);
   Tensor x = logits.to(dt);
@@ -174,9 +189,11 @@ void crossEntropyKernel(Inputs ins, const Attrs &, Outputs &outs) {
       for (int64_t i = 0; i < n; ++i) {
         const T *row = x.data<T>() + i * c;
         double m = -INFINITY;
-        for (int64_t j = 0; j < c; ++j) m = std::max(m, (double)row[j]);
+        for (int64_t j = 0; j < c; ++j)
+          m = std::max(m, (double)row[j]);
         double s = 0;
-        for (int64_t j = 0; j < c; ++j) s += std::exp((double)row[j] - m);
+        for (int64_t j = 0; j < c; ++j)
+          s += std::exp((double)row[j] - m);
         total += m + std::log(s) - (double)row[lab[i]];
       }
     }
@@ -200,7 +217,8 @@ void crossEntropyGradKernel(Inputs ins, const Attrs &, Outputs &outs) {
       T *p = out.data<T>();
       for (int64_t i = 0; i < n; ++i) {
         p[i * c + lab[i]] -= T(1);
-        for (int64_t j = 0; j < c; ++j) p[i * c + j] *= (T)scale;
+        for (int64_t j = 0; j < c; ++j)
+          p[i * c + j] *= (T)scale;
       }
     }
   });
@@ -230,7 +248,8 @@ void mseKernel(Inputs ins, const Attrs &, Outputs &outs) {
 
 /// True for layout "NHWC", false for "NCHW" or no attribute; any other value is an error.
 bool nhwcLayout(const Attrs &attrs, const char *op) {
-  if (!attrs.has("layout")) return false;
+  if (!attrs.has("layout"))
+    return false;
   const std::string &l = attrs.getString("layout");
   check(l == "NCHW" || l == "NHWC",
         std::string("'") + op + "': layout must be \"NCHW\" or \"NHWC\", got \"" + l + "\"");
@@ -238,8 +257,12 @@ bool nhwcLayout(const Attrs &attrs, const char *op) {
 }
 
 /// An activation shape in `nhwc` layout as NCHW dims, and back.
-Shape toNchw(const Shape &s, bool nhwc) { return nhwc && s.size() == 4 ? Shape{s[0], s[3], s[1], s[2]} : s; }
-Shape fromNchw(const Shape &s, bool nhwc) { return nhwc && s.size() == 4 ? Shape{s[0], s[2], s[3], s[1]} : s; }
+Shape toNchw(const Shape &s, bool nhwc) {
+  return nhwc && s.size() == 4 ? Shape{s[0], s[3], s[1], s[2]} : s;
+}
+Shape fromNchw(const Shape &s, bool nhwc) {
+  return nhwc && s.size() == 4 ? Shape{s[0], s[2], s[3], s[1]} : s;
+}
 
 struct ConvGeom {
   int64_t n, c, h, w, o, kh, kw, stride, pad, oh, ow;
@@ -254,15 +277,27 @@ struct ConvGeom {
 ConvGeom convGeometry(const Shape &xs, const Shape &w, const Attrs &attrs, const char *op) {
   bool nhwc = nhwcLayout(attrs, op);
   const char *layout = nhwc ? "NHWC" : "NCHW";
-  check(xs.size() == 4, std::string("'") + op + "': input must be " + layout + ", got shape " + shapeString(xs));
-  check(w.size() == 4, std::string("'") + op + "': weight must be OIHW, got shape " + shapeString(w));
+  check(xs.size() == 4,
+        std::string("'") + op + "': input must be " + layout + ", got shape " + shapeString(xs));
+  check(w.size() == 4,
+        std::string("'") + op + "': weight must be OIHW, got shape " + shapeString(w));
   Shape x = toNchw(xs, nhwc);
   check(x[1] == w[1], std::string("'") + op + "': input has " + std::to_string(x[1]) +
                           " channels but the weight expects " + std::to_string(w[1]));
-  ConvGeom g{x[0], x[1], x[2], x[3], w[0], w[2], w[3], attrs.getInt("stride", 1),
-             attrs.getInt("padding", 0), 0, 0, nhwc};
-  check(g.stride > 0 && g.pad >= 0, std::string("'") + op +
-                                        "': stride must be positive and padding non-negative");
+  ConvGeom g{x[0],
+             x[1],
+             x[2],
+             x[3],
+             w[0],
+             w[2],
+             w[3],
+             attrs.getInt("stride", 1),
+             attrs.getInt("padding", 0),
+             0,
+             0,
+             nhwc};
+  check(g.stride > 0 && g.pad >= 0,
+        std::string("'") + op + "': stride must be positive and padding non-negative");
   int64_t hp = g.h + 2 * g.pad, wp = g.w + 2 * g.pad;
   check(hp >= g.kh && wp >= g.kw, std::string("'") + op + "': kernel " + shapeString(w) +
                                       " is larger than the padded input " + shapeString(xs));
@@ -274,13 +309,15 @@ ConvGeom convGeometry(const Shape &xs, const Shape &w, const Attrs &attrs, const
 /// Checks that a conv gradient's `g` has the forward output's shape.
 void checkOutputGradient(const ConvGeom &g, const Tensor &gin, const char *op) {
   check(gin.shape() == g.outShape(), std::string("'") + op + "': gradient " + gin.typeString() +
-                                         " does not match the output shape " + shapeString(g.outShape()));
+                                         " does not match the output shape " +
+                                         shapeString(g.outShape()));
 }
 
 /// The output columns ox whose input column ox*s - p + j lies inside [0, w): [lo, hi).
 std::pair<int64_t, int64_t> validColumns(const ConvGeom &g, int64_t j) {
   int64_t lo = std::max<int64_t>(0, (g.pad - j + g.stride - 1) / g.stride);
-  int64_t hi = g.w - 1 + g.pad - j < 0 ? 0 : std::min<int64_t>(g.ow, (g.w - 1 + g.pad - j) / g.stride + 1);
+  int64_t hi =
+      g.w - 1 + g.pad - j < 0 ? 0 : std::min<int64_t>(g.ow, (g.w - 1 + g.pad - j) / g.stride + 1);
   return {lo, std::max(lo, hi)};
 }
 
@@ -301,7 +338,8 @@ template <typename T> void im2col(const ConvGeom &g, const T *x, T *col, int64_t
           }
           int64_t base = (c * g.h + y) * g.w - g.pad + j; // + ox * stride stays inside the row
           std::fill(dst, dst + lo, T(0));
-          for (int64_t ox = lo; ox < hi; ++ox) dst[ox] = x[base + ox * g.stride];
+          for (int64_t ox = lo; ox < hi; ++ox)
+            dst[ox] = x[base + ox * g.stride];
           std::fill(dst + hi, dst + g.ow, T(0));
         }
       }
@@ -316,17 +354,20 @@ template <typename T> void col2im(const ConvGeom &g, const T *col, int64_t ld, T
         auto [lo, hi] = validColumns(g, j);
         for (int64_t oy = 0; oy < g.oh; ++oy) {
           int64_t y = oy * g.stride - g.pad + i;
-          if (y < 0 || y >= g.h) continue;
+          if (y < 0 || y >= g.h)
+            continue;
           int64_t base = (c * g.h + y) * g.w - g.pad + j;
-          for (int64_t ox = lo; ox < hi; ++ox) x[base + ox * g.stride] += row[oy * g.ow + ox];
+          for (int64_t ox = lo; ox < hi; ++ox)
+            x[base + ox * g.stride] += row[oy * g.ow + ox];
         }
       }
 }
 
 /// NHWC im2col of one image: col[oy*ow + ox][(i*kw + j)*c + ch] = x[oy*s - p + i][ox*s - p + j][ch]
 /// (0 outside). With Add, the adjoint: adds every entry back to its input pixel instead.
-template <bool Add, typename T> void im2colNhwc(const ConvGeom &g, std::conditional_t<Add, T, const T> *x,
-                                                std::conditional_t<Add, const T, T> *col) {
+template <bool Add, typename T>
+void im2colNhwc(const ConvGeom &g, std::conditional_t<Add, T, const T> *x,
+                std::conditional_t<Add, const T, T> *col) {
   for (int64_t oy = 0; oy < g.oh; ++oy)
     for (int64_t ox = 0; ox < g.ow; ++ox)
       for (int64_t i = 0; i < g.kh; ++i)
@@ -337,7 +378,8 @@ template <bool Add, typename T> void im2colNhwc(const ConvGeom &g, std::conditio
           auto *pixel = x + (y * g.w + xx) * g.c;
           if constexpr (Add) {
             if (inside)
-              for (int64_t ch = 0; ch < g.c; ++ch) pixel[ch] += entry[ch];
+              for (int64_t ch = 0; ch < g.c; ++ch)
+                pixel[ch] += entry[ch];
           } else if (inside) {
             std::copy(pixel, pixel + g.c, entry);
           } else {
@@ -352,7 +394,8 @@ template <bool Unpack, typename T> void repackOhwi(const ConvGeom &g, const T *s
     for (int64_t ch = 0; ch < g.c; ++ch)
       for (int64_t i = 0; i < g.kh; ++i)
         for (int64_t j = 0; j < g.kw; ++j) {
-          int64_t oihw = ((f * g.c + ch) * g.kh + i) * g.kw + j, ohwi = ((f * g.kh + i) * g.kw + j) * g.c + ch;
+          int64_t oihw = ((f * g.c + ch) * g.kh + i) * g.kw + j,
+                  ohwi = ((f * g.kh + i) * g.kw + j) * g.c + ch;
           if (Unpack)
             dst[oihw] = src[ohwi];
           else
@@ -375,33 +418,38 @@ int64_t imagesPerChunk(const ConvGeom &g) {
 /// [nb, o, ohw] (images of a contiguous NCHW-like tensor) <-> [o, nb * ohw] (one GEMM's layout).
 template <typename T> void imagesToRows(const T *src, T *dst, int64_t nb, int64_t o, int64_t ohw) {
   for (int64_t b = 0; b < nb; ++b)
-    for (int64_t f = 0; f < o; ++f) std::copy(src + (b * o + f) * ohw, src + (b * o + f + 1) * ohw, dst + (f * nb + b) * ohw);
+    for (int64_t f = 0; f < o; ++f)
+      std::copy(src + (b * o + f) * ohw, src + (b * o + f + 1) * ohw, dst + (f * nb + b) * ohw);
 }
 template <typename T> void rowsToImages(const T *src, T *dst, int64_t nb, int64_t o, int64_t ohw) {
   for (int64_t b = 0; b < nb; ++b)
-    for (int64_t f = 0; f < o; ++f) std::copy(src + (f * nb + b) * ohw, src + (f * nb + b + 1) * ohw, dst + (b * o + f) * ohw);
+    for (int64_t f = 0; f < o; ++f)
+      std::copy(src + (f * nb + b) * ohw, src + (f * nb + b + 1) * ohw, dst + (b * o + f) * ohw);
 }
 
 /// Calls f(b0, nb) for each chunk of images [b0, b0 + nb).
 template <typename F> void forEachChunk(const ConvGeom &g, int64_t chunk, F f) {
-  for (int64_t b0 = 0; b0 < g.n; b0 += chunk) f(b0, std::min(chunk, g.n - b0));
+  for (int64_t b0 = 0; b0 < g.n; b0 += chunk)
+    f(b0, std::min(chunk, g.n - b0));
 }
 
 /// The layout a convolution runs in, chosen by its geometry alone: NHWC (one GEMM row per output
 /// pixel) for a kernel larger than 1x1 with at least 32 output channels and 64 im2col columns,
-/// else NCHW (one GEMM row per output channel). A convolution asked for in the other layout transposes its activations in
-/// and out around the same code, so both layouts give the same bits (tests/kernels) and a
-/// layout change never changes a program's output; the layout pass (compiler/opt/Layout.cpp)
-/// saves exactly those transposes (it repeats this rule). Measured on one thread
-/// (bench/RESULTS.md "Layout"): with 32+ outputs the NHWC GEMMs are 1.2-1.5x faster than the
+/// else NCHW (one GEMM row per output channel). A convolution asked for in the other layout
+/// transposes its activations in and out around the same code, so both layouts give the same bits
+/// (tests/kernels) and a layout change never changes a program's output; the layout pass
+/// (compiler/opt/Layout.cpp) saves exactly those transposes (it repeats this rule). Measured on one
+/// thread (bench/RESULTS.md "Layout"): with 32+ outputs the NHWC GEMMs are 1.2-1.5x faster than the
 /// NCHW ones even with the transposes, with 8-16 outputs several times slower; a 1x1
 /// convolution is too cheap per element to pay for them.
 bool runsNhwc(const ConvGeom &g) { return g.o >= 32 && g.kh * g.kw > 1 && g.ckk() >= 64; }
 
 /// `t`, an activation in layout `fromNhwc`, in layout `toNhwc` (copied only when they differ).
 Tensor inLayout(const Tensor &t, bool fromNhwc, bool toNhwc) {
-  if (fromNhwc == toNhwc) return t;
-  return t.transpose(toNhwc ? std::vector<int64_t>{0, 2, 3, 1} : std::vector<int64_t>{0, 3, 1, 2}).contiguous();
+  if (fromNhwc == toNhwc)
+    return t;
+  return t.transpose(toNhwc ? std::vector<int64_t>{0, 2, 3, 1} : std::vector<int64_t>{0, 3, 1, 2})
+      .contiguous();
 }
 
 /// `g` as the convolution runs: in runsNhwc's layout.
@@ -417,7 +465,8 @@ template <typename T> void conv2dNchw(const ConvGeom &g, const T *x, const T *w,
   std::vector<T> col(g.ckk() * chunk * g.ohw()), rows(g.o * chunk * g.ohw());
   forEachChunk(g, chunk, [&](int64_t b0, int64_t nb) {
     int64_t ld = nb * g.ohw();
-    for (int64_t b = 0; b < nb; ++b) im2col(g, x + (b0 + b) * g.imageSize(), col.data() + b * g.ohw(), ld);
+    for (int64_t b = 0; b < nb; ++b)
+      im2col(g, x + (b0 + b) * g.imageSize(), col.data() + b * g.ohw(), ld);
     gemm(false, false, g.o, ld, g.ckk(), w, g.ckk(), col.data(), ld, T(0), rows.data(), ld);
     rowsToImages(rows.data(), out + b0 * g.o * g.ohw(), nb, g.o, g.ohw());
   });
@@ -460,7 +509,8 @@ void conv2dBiasKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   Outputs conv;
   conv2dKernel(ins.first(2), attrs, conv);
   Tensor out = conv[0].tensor();
-  addBiasInPlace(out, tensorArg(ins, 2, "conv2d_bias"), attrs.getBool("relu", false), "conv2d_bias");
+  addBiasInPlace(out, tensorArg(ins, 2, "conv2d_bias"), attrs.getBool("relu", false),
+                 "conv2d_bias");
   outs.emplace_back(std::move(out));
 }
 
@@ -472,7 +522,8 @@ template <typename T> void conv2dGradInputNchw(const ConvGeom &g, const T *gr, c
     int64_t ld = nb * g.ohw();
     imagesToRows(gr + b0 * g.o * g.ohw(), rows.data(), nb, g.o, g.ohw());
     gemm(true, false, g.ckk(), ld, g.o, w, g.ckk(), rows.data(), ld, T(0), col.data(), ld);
-    for (int64_t b = 0; b < nb; ++b) col2im(g, col.data() + b * g.ohw(), ld, dx + (b0 + b) * g.imageSize());
+    for (int64_t b = 0; b < nb; ++b)
+      col2im(g, col.data() + b * g.ohw(), ld, dx + (b0 + b) * g.imageSize());
   });
 }
 
@@ -483,8 +534,8 @@ template <typename T> void conv2dGradInputNhwc(const ConvGeom &g, const T *gr, c
   int64_t chunk = imagesPerChunk(g);
   std::vector<T> col(g.ckk() * chunk * g.ohw());
   forEachChunk(g, chunk, [&](int64_t b0, int64_t nb) {
-    gemm(false, false, nb * g.ohw(), g.ckk(), g.o, gr + b0 * g.ohw() * g.o, g.o, wp.data(), g.ckk(), T(0),
-         col.data(), g.ckk());
+    gemm(false, false, nb * g.ohw(), g.ckk(), g.o, gr + b0 * g.ohw() * g.o, g.o, wp.data(), g.ckk(),
+         T(0), col.data(), g.ckk());
     for (int64_t b = 0; b < nb; ++b)
       im2colNhwc<true, T>(g, dx + (b0 + b) * g.imageSize(), col.data() + b * g.ohw() * g.ckk());
   });
@@ -493,7 +544,8 @@ template <typename T> void conv2dGradInputNhwc(const ConvGeom &g, const T *gr, c
 /// conv2d_grad_input(g, w){stride, padding, input_shape, layout}.
 void conv2dGradInputKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   expectArity(ins, 2, "conv2d_grad_input", true);
-  const Tensor &gin = tensorArg(ins, 0, "conv2d_grad_input"), &win = tensorArg(ins, 1, "conv2d_grad_input");
+  const Tensor &gin = tensorArg(ins, 0, "conv2d_grad_input"),
+               &win = tensorArg(ins, 1, "conv2d_grad_input");
   ConvGeom g = convGeometry(shapeFromAttrOrInputs(attrs, "input_shape", ins, 2), win.shape(), attrs,
                             "conv2d_grad_input");
   checkOutputGradient(g, gin, "conv2d_grad_input");
@@ -503,7 +555,8 @@ void conv2dGradInputKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   Tensor dx = Tensor::zeros(dt, r.inShape());
   dispatchDType(dt, [&]<typename T>() {
     if constexpr (std::is_floating_point_v<T>)
-      (r.nhwc ? conv2dGradInputNhwc<T> : conv2dGradInputNchw<T>)(r, gr.data<T>(), w.data<T>(), dx.data<T>());
+      (r.nhwc ? conv2dGradInputNhwc<T> : conv2dGradInputNchw<T>)(r, gr.data<T>(), w.data<T>(),
+                                                                 dx.data<T>());
   });
   outs.emplace_back(inLayout(dx, r.nhwc, g.nhwc));
 }
@@ -514,7 +567,8 @@ template <typename T> void conv2dGradWeightNchw(const ConvGeom &g, const T *x, c
   std::vector<T> col(g.ckk() * chunk * g.ohw()), rows(g.o * chunk * g.ohw());
   forEachChunk(g, chunk, [&](int64_t b0, int64_t nb) {
     int64_t ld = nb * g.ohw();
-    for (int64_t b = 0; b < nb; ++b) im2col(g, x + (b0 + b) * g.imageSize(), col.data() + b * g.ohw(), ld);
+    for (int64_t b = 0; b < nb; ++b)
+      im2col(g, x + (b0 + b) * g.imageSize(), col.data() + b * g.ohw(), ld);
     imagesToRows(gr + b0 * g.o * g.ohw(), rows.data(), nb, g.o, g.ohw());
     gemm(false, true, g.o, g.ckk(), ld, rows.data(), ld, col.data(), ld, T(1), dw, g.ckk());
   });
@@ -528,8 +582,8 @@ template <typename T> void conv2dGradWeightNhwc(const ConvGeom &g, const T *x, c
   forEachChunk(g, chunk, [&](int64_t b0, int64_t nb) {
     for (int64_t b = 0; b < nb; ++b)
       im2colNhwc<false, T>(g, x + (b0 + b) * g.imageSize(), col.data() + b * g.ohw() * g.ckk());
-    gemm(true, false, g.o, g.ckk(), nb * g.ohw(), gr + b0 * g.ohw() * g.o, g.o, col.data(), g.ckk(), T(1),
-         dwp.data(), g.ckk());
+    gemm(true, false, g.o, g.ckk(), nb * g.ohw(), gr + b0 * g.ohw() * g.o, g.o, col.data(), g.ckk(),
+         T(1), dwp.data(), g.ckk());
   });
   repackOhwi<true>(g, dwp.data(), dw);
 }
@@ -537,9 +591,10 @@ template <typename T> void conv2dGradWeightNhwc(const ConvGeom &g, const T *x, c
 /// conv2d_grad_weight(x, g){stride, padding, weight_shape, layout}.
 void conv2dGradWeightKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   expectArity(ins, 2, "conv2d_grad_weight", true);
-  const Tensor &xin = tensorArg(ins, 0, "conv2d_grad_weight"), &gin = tensorArg(ins, 1, "conv2d_grad_weight");
-  ConvGeom g = convGeometry(xin.shape(), shapeFromAttrOrInputs(attrs, "weight_shape", ins, 2), attrs,
-                            "conv2d_grad_weight");
+  const Tensor &xin = tensorArg(ins, 0, "conv2d_grad_weight"),
+               &gin = tensorArg(ins, 1, "conv2d_grad_weight");
+  ConvGeom g = convGeometry(xin.shape(), shapeFromAttrOrInputs(attrs, "weight_shape", ins, 2),
+                            attrs, "conv2d_grad_weight");
   checkOutputGradient(g, gin, "conv2d_grad_weight");
   ConvGeom r = runGeometry(g);
   DType dt = convDType(xin, gin);
@@ -547,7 +602,8 @@ void conv2dGradWeightKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   Tensor dw = Tensor::zeros(dt, {g.o, g.c, g.kh, g.kw});
   dispatchDType(dt, [&]<typename T>() {
     if constexpr (std::is_floating_point_v<T>)
-      (r.nhwc ? conv2dGradWeightNhwc<T> : conv2dGradWeightNchw<T>)(r, x.data<T>(), gr.data<T>(), dw.data<T>());
+      (r.nhwc ? conv2dGradWeightNhwc<T> : conv2dGradWeightNchw<T>)(r, x.data<T>(), gr.data<T>(),
+                                                                   dw.data<T>());
   });
   outs.emplace_back(dw);
 }
@@ -581,13 +637,15 @@ template <typename F> void forEachWindow(const PoolGeom &g, F f) {
       for (int64_t oy = 0; oy < g.oh; ++oy)
         for (int64_t ox = 0; ox < g.ow; ++ox)
           for (int64_t ch = 0; ch < g.c; ++ch)
-            f(((b * g.h + oy * g.k) * g.w + ox * g.k) * g.c + ch, ((b * g.oh + oy) * g.ow + ox) * g.c + ch);
+            f(((b * g.h + oy * g.k) * g.w + ox * g.k) * g.c + ch,
+              ((b * g.oh + oy) * g.ow + ox) * g.c + ch);
       continue;
     }
     for (int64_t ch = 0; ch < g.c; ++ch)
       for (int64_t oy = 0; oy < g.oh; ++oy)
         for (int64_t ox = 0; ox < g.ow; ++ox)
-          f(((b * g.c + ch) * g.h + oy * g.k) * g.w + ox * g.k, ((b * g.c + ch) * g.oh + oy) * g.ow + ox);
+          f(((b * g.c + ch) * g.h + oy * g.k) * g.w + ox * g.k,
+            ((b * g.c + ch) * g.oh + oy) * g.ow + ox);
   }
 }
 
@@ -597,8 +655,10 @@ template <typename T> int64_t windowArgmax(const PoolGeom &g, const T *x, int64_
   for (int64_t i = 0; i < g.k; ++i)
     for (int64_t j = 0; j < g.k; ++j) {
       int64_t here = at + i * g.ys() + j * g.xs();
-      if (std::isnan(x[best])) return best;
-      if (x[here] > x[best] || std::isnan(x[here])) best = here;
+      if (std::isnan(x[best]))
+        return best;
+      if (x[here] > x[best] || std::isnan(x[here]))
+        best = here;
     }
   return best;
 }
@@ -622,7 +682,8 @@ template <bool Max> void poolKernel(Inputs ins, const Attrs &attrs, Outputs &out
         }
         double s = 0;
         for (int64_t i = 0; i < g.k; ++i)
-          for (int64_t j = 0; j < g.k; ++j) s += px[at + i * g.ys() + j * g.xs()];
+          for (int64_t j = 0; j < g.k; ++j)
+            s += px[at + i * g.ys() + j * g.xs()];
         po[o] = (T)(s / (double)(g.k * g.k));
       });
     }
@@ -631,14 +692,15 @@ template <bool Max> void poolKernel(Inputs ins, const Attrs &attrs, Outputs &out
 }
 
 void checkPooledGradient(const PoolGeom &g, const Tensor &gin, const char *op) {
-  check(gin.shape() == g.outShape(),
-        std::string("'") + op + "': gradient " + gin.typeString() + " does not match the pooled shape");
+  check(gin.shape() == g.outShape(), std::string("'") + op + "': gradient " + gin.typeString() +
+                                         " does not match the pooled shape");
 }
 
 /// max_pool2d_grad(x, g){k, layout}: each window's gradient goes to its (first) maximum.
 void maxPoolGradKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   expectArity(ins, 2, "max_pool2d_grad");
-  const Tensor &xin = tensorArg(ins, 0, "max_pool2d_grad"), &gin = tensorArg(ins, 1, "max_pool2d_grad");
+  const Tensor &xin = tensorArg(ins, 0, "max_pool2d_grad"),
+               &gin = tensorArg(ins, 1, "max_pool2d_grad");
   PoolGeom g = poolGeometry(xin.shape(), attrs, "max_pool2d_grad");
   checkPooledGradient(g, gin, "max_pool2d_grad");
   DType dt = floatResultType(promoteTypes(xin.dtype(), gin.dtype()), false);
@@ -671,7 +733,8 @@ void avgPoolGradKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
       T *d = dx.data<T>();
       forEachWindow(g, [&](int64_t at, int64_t o) {
         for (int64_t i = 0; i < g.k; ++i)
-          for (int64_t j = 0; j < g.k; ++j) d[at + i * g.ys() + j * g.xs()] = pg[o] * inv;
+          for (int64_t j = 0; j < g.k; ++j)
+            d[at + i * g.ys() + j * g.xs()] = pg[o] * inv;
       });
     }
   });

@@ -21,9 +21,9 @@ namespace {
 
 /// The layout of one reduction.
 struct ReducePlan {
-  std::vector<int64_t> perm;   ///< Kept axes, then reduced axes.
-  std::vector<bool> reduced;   ///< Per axis of the operand.
-  Shape outShape;              ///< The result's shape (keepdims honoured).
+  std::vector<int64_t> perm; ///< Kept axes, then reduced axes.
+  std::vector<bool> reduced; ///< Per axis of the operand.
+  Shape outShape;            ///< The result's shape (keepdims honoured).
   int64_t outer = 1, inner = 1;
 };
 
@@ -34,8 +34,10 @@ ReducePlan planReduce(const Tensor &x, std::vector<int64_t> axes, bool keepdims,
   for (int64_t a : axes) {
     int64_t n = normalizeAxis(a, r, "reduction axis");
     if (r == 0) // (messages built only on failure: sum_to runs in every gradient loop step)
-      throw Error(std::string("'") + op + "': cannot reduce a 0-d tensor over axis " + std::to_string(a));
-    if (p.reduced[n]) throw Error(std::string("'") + op + "': repeated axis " + std::to_string(a));
+      throw Error(std::string("'") + op + "': cannot reduce a 0-d tensor over axis " +
+                  std::to_string(a));
+    if (p.reduced[n])
+      throw Error(std::string("'") + op + "': repeated axis " + std::to_string(a));
     p.reduced[n] = true;
   }
   for (int64_t i = 0; i < r; ++i) {
@@ -64,15 +66,19 @@ ReducePlan planFromAttrs(const Tensor &x, const Attrs &attrs, const char *op) {
 
 /// True when the reduced axes are exactly a leading prefix of a contiguous operand.
 bool reducesLeadingAxes(const Tensor &x, const ReducePlan &p) {
-  if (!x.isContiguous()) return false;
+  if (!x.isContiguous())
+    return false;
   size_t k = 0;
-  while (k < p.reduced.size() && p.reduced[k]) ++k;
+  while (k < p.reduced.size() && p.reduced[k])
+    ++k;
   for (size_t i = k; i < p.reduced.size(); ++i)
-    if (p.reduced[i]) return false;
+    if (p.reduced[i])
+      return false;
   return k > 0 && k < p.reduced.size();
 }
 
-template <typename T> using AccOf = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
+template <typename T>
+using AccOf = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
 
 /// sum (or mean when `mean`) of the rows, into an `outDType` tensor.
 Tensor sumRows(const Tensor &x, const ReducePlan &p, DType outDType, bool mean) {
@@ -83,7 +89,8 @@ Tensor sumRows(const Tensor &x, const ReducePlan &p, DType outDType, bool mean) 
     if (reducesLeadingAxes(x, p)) {
       const T *src = x.data<T>();
       for (int64_t i = 0; i < p.inner; ++i)
-        for (int64_t j = 0; j < p.outer; ++j) acc[j] += (Acc)src[i * p.outer + j];
+        for (int64_t j = 0; j < p.outer; ++j)
+          acc[j] += (Acc)src[i * p.outer + j];
     } else {
       Tensor xr = rows(x, p);
       const T *src = xr.data<T>();
@@ -93,7 +100,8 @@ Tensor sumRows(const Tensor &x, const ReducePlan &p, DType outDType, bool mean) 
           continue;
         }
         Acc s = 0;
-        for (int64_t i = 0; i < p.inner; ++i) s += (Acc)src[j * p.inner + i];
+        for (int64_t i = 0; i < p.inner; ++i)
+          s += (Acc)src[j * p.inner + i];
         acc[j] = s;
       }
     }
@@ -140,13 +148,15 @@ template <bool IsMax> void extremumKernel(Inputs ins, const Attrs &attrs, Output
       for (int64_t i = 1; i < p.inner; ++i) {
         T v = row[i];
         if constexpr (std::is_floating_point_v<T>) {
-          if (std::isnan(best)) break;
+          if (std::isnan(best))
+            break;
           if (std::isnan(v)) {
             best = v;
             break;
           }
         }
-        if (IsMax ? v > best : v < best) best = v;
+        if (IsMax ? v > best : v < best)
+          best = v;
       }
       o[j] = best;
     }
@@ -169,13 +179,15 @@ void logsumexpKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
       for (int64_t j = 0; j < p.outer; ++j) {
         const T *row = src + j * p.inner;
         double m = -INFINITY; // the row max, NaN if the row has one (the result is NaN then)
-        for (int64_t i = 0; i < p.inner && m == m; ++i) m = row[i] < m ? m : (double)row[i];
+        for (int64_t i = 0; i < p.inner && m == m; ++i)
+          m = row[i] < m ? m : (double)row[i];
         if (!std::isfinite(m)) {
           o[j] = (T)m;
           continue;
         }
         double s = 0;
-        for (int64_t i = 0; i < p.inner; ++i) s += std::exp((double)row[i] - m);
+        for (int64_t i = 0; i < p.inner; ++i)
+          s += std::exp((double)row[i] - m);
         o[j] = (T)(m + std::log(s));
       }
     }
@@ -196,7 +208,8 @@ void normKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
       const T *src = xr.data<T>();
       for (int64_t j = 0; j < p.outer; ++j) {
         double s = 0;
-        for (int64_t i = 0; i < p.inner; ++i) s += (double)src[j * p.inner + i] * src[j * p.inner + i];
+        for (int64_t i = 0; i < p.inner; ++i)
+          s += (double)src[j * p.inner + i] * src[j * p.inner + i];
         out.data<T>()[j] = (T)std::sqrt(s);
       }
     }
@@ -209,10 +222,13 @@ template <bool IsMax, typename T> int64_t argExtremum(const T *row, int64_t n) {
   int64_t best = 0;
   for (int64_t i = 1; i < n; ++i) {
     if constexpr (std::is_floating_point_v<T>) {
-      if (std::isnan(row[best])) return best;
-      if (std::isnan(row[i])) return i;
+      if (std::isnan(row[best]))
+        return best;
+      if (std::isnan(row[i]))
+        return i;
     }
-    if (IsMax ? row[i] > row[best] : row[i] < row[best]) best = i;
+    if (IsMax ? row[i] > row[best] : row[i] < row[best])
+      best = i;
   }
   return best;
 }
@@ -229,7 +245,8 @@ void argmaxKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
     src = x.reshape({-1});
   }
   ReducePlan p = planReduce(src, axes, keepdims && attrs.has("axis"), "argmax");
-  if (!attrs.has("axis") && keepdims) p.outShape = Shape(x.rank(), 1);
+  if (!attrs.has("axis") && keepdims)
+    p.outShape = Shape(x.rank(), 1);
   check(p.inner > 0 || p.outer == 0, "'argmax' of an empty slice of " + x.typeString());
   Tensor xr = rows(src, p);
   Tensor out = Tensor::empty(DType::I64, p.outShape);
@@ -249,14 +266,16 @@ void sumToKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   auto fail = [&] {
     throw Error("cannot sum " + x.typeString() + " down to shape " + shapeString(target));
   };
-  if (tr > r) fail();
+  if (tr > r)
+    fail();
   std::vector<int64_t> axes;
   for (int64_t i = 0; i < r; ++i) {
     int64_t ti = i - (r - tr);
     if (ti < 0) {
       axes.push_back(i);
     } else if (target[ti] != x.dim(i)) {
-      if (target[ti] != 1) fail();
+      if (target[ti] != 1)
+        fail();
       axes.push_back(i);
     }
   }
@@ -286,7 +305,8 @@ template <bool IsMax> void extremumGradKernel(Inputs ins, const Attrs &attrs, Ou
   Tensor gc = g.to(dt);
   // The gradient in the permuted [kept..., reduced...] layout, then permuted back.
   Shape permShape;
-  for (int64_t a : p.perm) permShape.push_back(x.dim(a));
+  for (int64_t a : p.perm)
+    permShape.push_back(x.dim(a));
   Tensor gp = Tensor::zeros(dt, permShape);
   dispatchDType(x.dtype(), [&]<typename T>() {
     dispatchDType(dt, [&]<typename G>() {
@@ -297,7 +317,8 @@ template <bool IsMax> void extremumGradKernel(Inputs ins, const Attrs &attrs, Ou
     });
   });
   std::vector<int64_t> inverse(p.perm.size());
-  for (size_t i = 0; i < p.perm.size(); ++i) inverse[p.perm[i]] = (int64_t)i;
+  for (size_t i = 0; i < p.perm.size(); ++i)
+    inverse[p.perm[i]] = (int64_t)i;
   outs.emplace_back(gp.transpose(inverse).contiguous());
 }
 

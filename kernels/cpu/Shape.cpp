@@ -79,10 +79,13 @@ Tensor sliceView(const Tensor &x, const Attrs &attrs, Inputs ins, size_t firstBo
     int64_t st = d < (int64_t)step.size() ? step[d] : 1;
     int64_t b = d < (int64_t)begin.size() ? begin[d] : kSliceToEnd;
     int64_t e = d < (int64_t)end.size() ? end[d] : kSliceToEnd;
-    if (b == kSliceToEnd) b = st > 0 ? 0 : INT64_MAX;
-    if (e == kSliceToEnd) e = st > 0 ? INT64_MAX : INT64_MIN;
+    if (b == kSliceToEnd)
+      b = st > 0 ? 0 : INT64_MAX;
+    if (e == kSliceToEnd)
+      e = st > 0 ? INT64_MAX : INT64_MIN;
     auto [s, len] = sliceIndices(b, e, st, x.dim(d));
-    if (len > 0) offset += s * x.strides()[d];
+    if (len > 0)
+      offset += s * x.strides()[d];
     shape[d] = len;
     strides[d] = x.strides()[d] * st;
   }
@@ -112,17 +115,19 @@ void sliceGradKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
 
 int64_t checkedIndex(int64_t i, int64_t size, int64_t axis) {
   if (i < -size || i >= size)
-    throw Error("index " + std::to_string(i) + " is out of range for axis " +
-                std::to_string(axis) + " with size " + std::to_string(size));
+    throw Error("index " + std::to_string(i) + " is out of range for axis " + std::to_string(axis) +
+                " with size " + std::to_string(size));
   return i < 0 ? i + size : i;
 }
 
 /// The integer index operand as normalised int64 values.
 std::vector<int64_t> indexValues(const Tensor &i, int64_t size, int64_t axis) {
-  if (!isInteger(i.dtype())) throw Error("index must be an integer tensor, got " + i.typeString());
+  if (!isInteger(i.dtype()))
+    throw Error("index must be an integer tensor, got " + i.typeString());
   Tensor c = i.to(DType::I64);
   std::vector<int64_t> v(c.numel());
-  for (size_t k = 0; k < v.size(); ++k) v[k] = checkedIndex(c.data<int64_t>()[k], size, axis);
+  for (size_t k = 0; k < v.size(); ++k)
+    v[k] = checkedIndex(c.data<int64_t>()[k], size, axis);
   return v;
 }
 
@@ -134,7 +139,8 @@ constexpr char kIndex[] = "index", kGather[] = "gather";
 template <const char *Op> void takeKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   expectArity(ins, 2, Op);
   const Tensor &x = tensorArg(ins, 0, Op), &i = tensorArg(ins, 1, Op);
-  if (x.rank() == 0) throw Error(std::string(Op) + ": cannot index a 0-d tensor");
+  if (x.rank() == 0)
+    throw Error(std::string(Op) + ": cannot index a 0-d tensor");
   int64_t axis = normalizeAxis(attrs.getInt("axis", 0), x.rank(), "index axis");
   if (i.rank() == 0 && isInteger(i.dtype())) { // x[t] in a loop: a view, no index vector
     outs.emplace_back(x.select(axis, checkedIndex(i.itemI64(), x.dim(axis), axis)));
@@ -178,7 +184,8 @@ void indexGradKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   check(r > 0, "index_grad: input_shape must have rank >= 1");
   int64_t axis = normalizeAxis(attrs.getInt("axis", 0), r, "index axis");
   std::vector<int64_t> idx = indexValues(i, inShape[axis], axis);
-  Shape pre(inShape.begin(), inShape.begin() + axis), post(inShape.begin() + axis + 1, inShape.end());
+  Shape pre(inShape.begin(), inShape.begin() + axis),
+      post(inShape.begin() + axis + 1, inShape.end());
   int64_t np = numelOf(pre), nq = numelOf(post), n = inShape[axis];
   check(g.numel() == np * (int64_t)idx.size() * nq,
         "index_grad: gradient " + g.typeString() + " does not match the indexed shape");
@@ -202,8 +209,10 @@ void indexGradKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
 /// walk, no allocation per operand).
 void concatContiguous(const std::vector<Tensor> &xs, int64_t axis, const Tensor &out) {
   int64_t outer = 1, inner = (int64_t)out.elementSize();
-  for (int64_t d = 0; d < axis; ++d) outer *= out.dim(d);
-  for (int64_t d = axis + 1; d < out.rank(); ++d) inner *= out.dim(d);
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= out.dim(d);
+  for (int64_t d = axis + 1; d < out.rank(); ++d)
+    inner *= out.dim(d);
   char *dst = static_cast<char *>(out.rawData());
   int64_t row = out.dim(axis) * inner, at = 0;
   for (const Tensor &x : xs) {
@@ -218,9 +227,11 @@ void concatContiguous(const std::vector<Tensor> &xs, int64_t axis, const Tensor 
 /// Copies the operands side by side along `axis` (all ranks equal, other dims equal).
 Tensor concatTensors(const std::vector<Tensor> &xs, int64_t axisAttr, const char *op) {
   // (Messages are built only on failure: concat runs in loops.)
-  if (xs.empty()) throw Error(std::string("'") + op + "' needs at least one tensor");
+  if (xs.empty())
+    throw Error(std::string("'") + op + "' needs at least one tensor");
   int64_t r = xs[0].rank();
-  if (r == 0) throw Error(std::string("'") + op + "' cannot join 0-d tensors");
+  if (r == 0)
+    throw Error(std::string("'") + op + "' cannot join 0-d tensors");
   int64_t axis = normalizeAxis(axisAttr, r, "concat axis");
   DType dt = xs[0].dtype();
   Shape shape = xs[0].shape();
@@ -228,7 +239,8 @@ Tensor concatTensors(const std::vector<Tensor> &xs, int64_t axisAttr, const char
   bool contiguous = true;
   for (const Tensor &x : xs) {
     bool same = x.rank() == r;
-    for (int64_t d = 0; same && d < r; ++d) same = d == axis || x.dim(d) == xs[0].dim(d);
+    for (int64_t d = 0; same && d < r; ++d)
+      same = d == axis || x.dim(d) == xs[0].dim(d);
     if (!same)
       throw Error(std::string("'") + op + "': cannot join " + xs[0].typeString() + " with " +
                   x.typeString() + " along axis " + std::to_string(axis));
@@ -237,7 +249,8 @@ Tensor concatTensors(const std::vector<Tensor> &xs, int64_t axisAttr, const char
     contiguous = contiguous && x.isContiguous() && x.device() == Device::CPU;
   }
   Tensor out = Tensor::empty(dt, shape);
-  if (contiguous && std::all_of(xs.begin(), xs.end(), [&](const Tensor &x) { return x.dtype() == dt; })) {
+  if (contiguous &&
+      std::all_of(xs.begin(), xs.end(), [&](const Tensor &x) { return x.dtype() == dt; })) {
     concatContiguous(xs, axis, out);
     return out;
   }
@@ -253,7 +266,8 @@ Tensor concatTensors(const std::vector<Tensor> &xs, int64_t axisAttr, const char
 
 std::vector<Tensor> allTensors(Inputs ins, const char *op) {
   std::vector<Tensor> xs;
-  for (size_t i = 0; i < ins.size(); ++i) xs.push_back(tensorArg(ins, i, op));
+  for (size_t i = 0; i < ins.size(); ++i)
+    xs.push_back(tensorArg(ins, i, op));
   return xs;
 }
 
@@ -276,7 +290,8 @@ void stackKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
     check(x.shape() == xs[0].shape(),
           "'stack': cannot stack " + xs[0].typeString() + " with " + x.typeString());
   int64_t axis = normalizeAxis(attrs.getInt("axis", 0), xs[0].rank() + 1, "stack axis");
-  for (Tensor &x : xs) x = expandDims(x, axis);
+  for (Tensor &x : xs)
+    x = expandDims(x, axis);
   outs.emplace_back(concatTensors(xs, axis, "stack"));
 }
 
@@ -298,7 +313,8 @@ void squeezeKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
       drop[n] = true;
     }
   } else {
-    for (int64_t d = 0; d < x.rank(); ++d) drop[d] = x.dim(d) == 1;
+    for (int64_t d = 0; d < x.rank(); ++d)
+      drop[d] = x.dim(d) == 1;
   }
   Shape shape, strides;
   for (int64_t d = 0; d < x.rank(); ++d)
@@ -332,13 +348,15 @@ void splitKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
     int64_t chunks = attrs.getInt("chunks");
     check(chunks > 0, "split into " + std::to_string(chunks) + " chunks");
     int64_t each = (n + chunks - 1) / chunks;
-    for (int64_t at = 0; at < n; at += each) sizes.push_back(std::min(each, n - at));
+    for (int64_t at = 0; at < n; at += each)
+      sizes.push_back(std::min(each, n - at));
   }
   int64_t at = 0;
   for (int64_t s : sizes) {
     Shape shape = x.shape();
     shape[axis] = s;
-    outs.emplace_back(x.view(shape, x.strides(), x.offset() + (s > 0 ? at * x.strides()[axis] : 0)));
+    outs.emplace_back(
+        x.view(shape, x.strides(), x.offset() + (s > 0 ? at * x.strides()[axis] : 0)));
     at += s;
   }
 }

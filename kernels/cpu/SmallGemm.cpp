@@ -47,15 +47,18 @@ template <> struct Vec<double> {
 /// Combines lanes s[0 .. present) (the others are -0.0, the identity) into s[0] by halving.
 template <typename T, typename Lane> inline void reduceLanes(Lane *s, int present) {
   for (int h = kLanes / 2; h >= 1; h /= 2) {
-    for (int l = 0; l < h && l + h < present; ++l) s[l] = s[l] + s[l + h];
+    for (int l = 0; l < h && l + h < present; ++l)
+      s[l] = s[l] + s[l + h];
     present = std::min(present, h);
   }
 }
 
 /// The epilogue: the sum, plus the addend's element, then relu.
 template <typename T> inline T finish(T v, const T *addElem, bool relu) {
-  if (addElem) v = v + *addElem;
-  if (relu) v = reluOf(v);
+  if (addElem)
+    v = v + *addElem;
+  if (relu)
+    v = reluOf(v);
   return v;
 }
 
@@ -67,7 +70,9 @@ template <typename T> struct Problem {
   MatrixRef<T> add;
   bool relu;
 
-  const T *addAt(int64_t i, int64_t j) const { return add.p ? add.p + i * add.rs + j * add.cs : nullptr; }
+  const T *addAt(int64_t i, int64_t j) const {
+    return add.p ? add.p + i * add.rs + j * add.cs : nullptr;
+  }
   void store(int64_t i, int64_t j, T v) const { c[i * ldc + j] = finish(v, addAt(i, j), relu); }
 };
 
@@ -95,12 +100,14 @@ template <typename T, int NV> inline void rowChunk(const Problem<T> &pb, int64_t
         acc[v] = acc[v] + bv[v] * av;
       }
     }
-    for (int v = 0; v < NV; ++v) s[l][v] = acc[v];
+    for (int v = 0; v < NV; ++v)
+      s[l][v] = acc[v];
   }
   if (present > 1)
     for (int h = L / 2, live = present; h >= 1; live = std::min(live, h), h /= 2)
       for (int l = 0; l < h && l + h < live; ++l)
-        for (int v = 0; v < NV; ++v) s[l][v] = s[l][v] + s[l + h][v];
+        for (int v = 0; v < NV; ++v)
+          s[l][v] = s[l][v] + s[l + h][v];
   for (int v = 0; v < NV; ++v) {
     V r = s[0][v];
     if (pb.add.p) {
@@ -109,10 +116,12 @@ template <typename T, int NV> inline void rowChunk(const Problem<T> &pb, int64_t
       if (pb.add.cs == 1)
         std::memcpy(&av, addRow, bytes);
       else
-        for (int jj = 0; jj < L; ++jj) av[jj] = addRow[jj * pb.add.cs];
+        for (int jj = 0; jj < L; ++jj)
+          av[jj] = addRow[jj * pb.add.cs];
       r = r + av;
     }
-    if (pb.relu) r = r < 0 ? V{} : r; // reluOf per lane: NaN and -0.0 pass
+    if (pb.relu)
+      r = r < 0 ? V{} : r; // reluOf per lane: NaN and -0.0 pass
     std::memcpy(pb.c + i * pb.ldc + j0 + v * L, &r, bytes);
   }
 }
@@ -124,9 +133,12 @@ template <typename T> T stridedLanes(const Problem<T> &pb, int64_t i, int64_t j)
 template <typename T> void rowPass(const Problem<T> &pb, int64_t i) {
   constexpr int L = kLanes;
   int64_t j0 = 0;
-  for (; j0 + 4 * L <= pb.n; j0 += 4 * L) rowChunk<T, 4>(pb, i, j0);
-  for (; j0 + L <= pb.n; j0 += L) rowChunk<T, 1>(pb, i, j0);
-  for (; j0 < pb.n; ++j0) pb.store(i, j0, stridedLanes(pb, i, j0));
+  for (; j0 + 4 * L <= pb.n; j0 += 4 * L)
+    rowChunk<T, 4>(pb, i, j0);
+  for (; j0 + L <= pb.n; j0 += L)
+    rowChunk<T, 1>(pb, i, j0);
+  for (; j0 < pb.n; ++j0)
+    pb.store(i, j0, stridedLanes(pb, i, j0));
 }
 
 /// Loop nest 2: c(i, j) as a dot product of two contiguous runs x and y of length k >= 1, the
@@ -136,7 +148,8 @@ template <typename T> T dotLanes(const T *x, const T *y, int64_t k) {
   using M = typename Vec<T>::mask;
   constexpr int L = kLanes;
   M iota;
-  for (int l = 0; l < L; ++l) iota[l] = l;
+  for (int l = 0; l < L; ++l)
+    iota[l] = l;
   int64_t kFull = k / L * L;
   int rest = (int)(k - kFull);
   V xv = {}, yv = {}, acc;
@@ -165,7 +178,8 @@ template <typename T> T dotLanes(const T *x, const T *y, int64_t k) {
   using H = typename Vec<T>::half;
   using Q = typename Vec<T>::quarter;
   static_assert(L == 8);
-  H h = __builtin_shufflevector(acc, acc, 0, 1, 2, 3) + __builtin_shufflevector(acc, acc, 4, 5, 6, 7);
+  H h =
+      __builtin_shufflevector(acc, acc, 0, 1, 2, 3) + __builtin_shufflevector(acc, acc, 4, 5, 6, 7);
   Q q = __builtin_shufflevector(h, h, 0, 1) + __builtin_shufflevector(h, h, 2, 3);
   return q[0] + q[1];
 }
@@ -176,17 +190,21 @@ template <typename T> T stridedLanes(const Problem<T> &pb, int64_t i, int64_t j)
   T s[L];
   const T *x = pb.a.p + i * pb.a.rs, *y = pb.b.p + j * pb.b.cs;
   int present = (int)std::min<int64_t>(pb.k, L);
-  for (int l = 0; l < present; ++l) s[l] = x[l * pb.a.cs] * y[l * pb.b.rs];
-  for (int64_t p = L; p < pb.k; ++p) s[p % L] = s[p % L] + x[p * pb.a.cs] * y[p * pb.b.rs];
+  for (int l = 0; l < present; ++l)
+    s[l] = x[l * pb.a.cs] * y[l * pb.b.rs];
+  for (int64_t p = L; p < pb.k; ++p)
+    s[p % L] = s[p % L] + x[p * pb.a.cs] * y[p * pb.b.rs];
   reduceLanes<T>(s, present);
   return s[0];
 }
 
 template <typename T> void run(const Problem<T> &pb) {
-  if (pb.m == 0 || pb.n == 0) return;
+  if (pb.m == 0 || pb.n == 0)
+    return;
   if (pb.k == 0) {
     for (int64_t i = 0; i < pb.m; ++i)
-      for (int64_t j = 0; j < pb.n; ++j) pb.store(i, j, T(0));
+      for (int64_t j = 0; j < pb.n; ++j)
+        pb.store(i, j, T(0));
     return;
   }
   if (pb.k == 1 && pb.b.cs == 1) { // an outer product: each element is one rounded product
@@ -194,11 +212,14 @@ template <typename T> void run(const Problem<T> &pb) {
       T av = pb.a.p[i * pb.a.rs];
       T *crow = pb.c + i * pb.ldc;
       if (!pb.add.p && !pb.relu)
-        for (int64_t j = 0; j < pb.n; ++j) crow[j] = av * pb.b.p[j];
+        for (int64_t j = 0; j < pb.n; ++j)
+          crow[j] = av * pb.b.p[j];
       else if (pb.add.p && pb.add.cs == 1 && !pb.relu)
-        for (int64_t j = 0; j < pb.n; ++j) crow[j] = av * pb.b.p[j] + pb.add.p[i * pb.add.rs + j];
+        for (int64_t j = 0; j < pb.n; ++j)
+          crow[j] = av * pb.b.p[j] + pb.add.p[i * pb.add.rs + j];
       else
-        for (int64_t j = 0; j < pb.n; ++j) pb.store(i, j, av * pb.b.p[j]);
+        for (int64_t j = 0; j < pb.n; ++j)
+          pb.store(i, j, av * pb.b.p[j]);
     }
     return;
   }
@@ -209,10 +230,12 @@ template <typename T> void run(const Problem<T> &pb) {
       for (int64_t j = 0; j < pb.n; ++j)
         pb.store(i, j, dotLanes(pb.a.p + i * pb.a.rs, pb.b.p + j * pb.b.cs, pb.k));
   } else if (rowsContiguous) {
-    for (int64_t i = 0; i < pb.m; ++i) rowPass(pb, i);
+    for (int64_t i = 0; i < pb.m; ++i)
+      rowPass(pb, i);
   } else {
     for (int64_t i = 0; i < pb.m; ++i)
-      for (int64_t j = 0; j < pb.n; ++j) pb.store(i, j, stridedLanes(pb, i, j));
+      for (int64_t j = 0; j < pb.n; ++j)
+        pb.store(i, j, stridedLanes(pb, i, j));
   }
 }
 

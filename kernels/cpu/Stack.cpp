@@ -94,7 +94,8 @@ Shape entryShape(const Tensor &s) { return Shape(s.shape().begin() + 1, s.shape(
 /// dims were checked when the stack was made.
 int64_t entryNumel(const Tensor &s) {
   int64_t n = 1;
-  for (size_t d = 1; d < s.shape().size(); ++d) n *= s.shape()[d];
+  for (size_t d = 1; d < s.shape().size(); ++d)
+    n *= s.shape()[d];
   return n;
 }
 int64_t entryBytesOf(const Tensor &s) { return entryNumel(s) * int64_t(s.elementSize()); }
@@ -172,11 +173,15 @@ Tensor appendCopy(const Tensor &s, const Tensor &entries, int64_t count, const S
 Tensor appendEntries(const Tensor &s, const Tensor &entries, int64_t count, const Shape &entry,
                      const char *op) {
   int64_t n = s.dim(0);
-  if (n != 0 && count != 0 && !std::equal(s.shape().begin() + 1, s.shape().end(), entry.begin(), entry.end()))
-    throw Error(std::string(op) + ": a value saved for the gradient changed shape between loop "
-                                  "iterations (" + entries.typeString() + ")");
+  if (n != 0 && count != 0 &&
+      !std::equal(s.shape().begin() + 1, s.shape().end(), entry.begin(), entry.end()))
+    throw Error(std::string(op) +
+                ": a value saved for the gradient changed shape between loop "
+                "iterations (" +
+                entries.typeString() + ")");
   Tensor converted; // (entries in s's dtype: no reference taken when they already are)
-  if (n != 0 && entries.dtype() != s.dtype()) converted = entries.to(s.dtype());
+  if (n != 0 && entries.dtype() != s.dtype())
+    converted = entries.to(s.dtype());
   const Tensor &src = converted ? converted : entries;
   Tensor out = appendInPlace(s, src, count);
   if (!out)
@@ -190,9 +195,10 @@ void stackExtendKernel(Inputs ins, const Attrs &, Outputs &outs) {
   expectArity(ins, 2, "stack_extend");
   const Tensor &s = tensorArg(ins, 0, "stack_extend");
   Tensor t = tensorArg(ins, 1, "stack_extend").contiguous();
-  if (s.rank() != t.rank() || s.rank() < 1) throw Error("stack_extend: stacks of different ranks");
-  outs.push_back(appendEntries(s, t, t.dim(0), Shape(t.shape().begin() + 1, t.shape().end()),
-                               "stack_extend"));
+  if (s.rank() != t.rank() || s.rank() < 1)
+    throw Error("stack_extend: stacks of different ranks");
+  outs.push_back(
+      appendEntries(s, t, t.dim(0), Shape(t.shape().begin() + 1, t.shape().end()), "stack_extend"));
 }
 
 /// stack_tail(s, n): the top n entries; stack_drop(s, n): the others (views, no copy).

@@ -15,8 +15,10 @@
 
 /// Enables the backend (allocator + kernels, enableCuda); returns 1 when a GPU answered, else 0
 /// with discovery's reason copied into `reason` (NUL-terminated, at most `size` bytes).
-extern "C" __attribute__((visibility("default"))) int dlm_cuda_backend_enable(char *reason, size_t size) {
-  if (dlm::cuda::enableCuda()) return 1;
+extern "C" __attribute__((visibility("default"))) int dlm_cuda_backend_enable(char *reason,
+                                                                              size_t size) {
+  if (dlm::cuda::enableCuda())
+    return 1;
   std::string why = dlm::rt::cuda::discover().reason;
   if (size) {
     std::strncpy(reason, why.c_str(), size - 1);

@@ -51,11 +51,12 @@ Tensor operand(std::span<const Value> inputs, size_t i, const char *op) {
 
 Layout layoutOf(const Shape &shape, const Shape &strides, const char *op) {
   if (shape.size() > (size_t)kMaxDims)
-    throw Error(std::string(op) + " on cuda: rank " + std::to_string(shape.size()) +
-                " exceeds " + std::to_string(kMaxDims));
+    throw Error(std::string(op) + " on cuda: rank " + std::to_string(shape.size()) + " exceeds " +
+                std::to_string(kMaxDims));
   Layout l;
   l.rank = (int)shape.size();
-  for (size_t d = 0; d < shape.size(); ++d) l.shape[d] = shape[d], l.strides[d] = strides[d];
+  for (size_t d = 0; d < shape.size(); ++d)
+    l.shape[d] = shape[d], l.strides[d] = strides[d];
   return l;
 }
 Layout layoutOf(const Tensor &t, const char *op) { return layoutOf(t.shape(), t.strides(), op); }
@@ -67,7 +68,8 @@ Shape broadcastShapes(const Tensor &a, const Tensor &b, const char *op) {
     int64_t da = i < r - a.shape().size() ? 1 : a.shape()[i - (r - a.shape().size())];
     int64_t db = i < r - b.shape().size() ? 1 : b.shape()[i - (r - b.shape().size())];
     if (da != db && da != 1 && db != 1)
-      throw Error(std::string(op) + ": cannot broadcast " + a.typeString() + " with " + b.typeString());
+      throw Error(std::string(op) + ": cannot broadcast " + a.typeString() + " with " +
+                  b.typeString());
     out[i] = da == 1 ? db : da;
   }
   return out;
@@ -75,7 +77,8 @@ Shape broadcastShapes(const Tensor &a, const Tensor &b, const char *op) {
 
 /// A contiguous copy of a (possibly strided) GPU tensor, or the tensor itself.
 Tensor contiguousCuda(const Tensor &t, const char *op) {
-  if (t.isContiguous()) return t;
+  if (t.isContiguous())
+    return t;
   Tensor out = Tensor::empty(t.dtype(), t.shape(), Device::CUDA);
   if (t.dtype() != DType::F32)
     throw Error(std::string(op) + " on cuda: only f32 is supported yet, got " + t.typeString());
@@ -83,7 +86,8 @@ Tensor contiguousCuda(const Tensor &t, const char *op) {
   return out;
 }
 
-template <BinaryOp Op> void binary(std::span<const Value> in, const Attrs &, std::vector<Value> &out) {
+template <BinaryOp Op>
+void binary(std::span<const Value> in, const Attrs &, std::vector<Value> &out) {
   const char *op = "binary";
   Tensor a = operand(in, 0, op), b = operand(in, 1, op);
   Shape shape = broadcastShapes(a, b, op);
@@ -95,7 +99,8 @@ template <BinaryOp Op> void binary(std::span<const Value> in, const Attrs &, std
   out.emplace_back(std::move(y));
 }
 
-template <UnaryOp Op> void unary(std::span<const Value> in, const Attrs &, std::vector<Value> &out) {
+template <UnaryOp Op>
+void unary(std::span<const Value> in, const Attrs &, std::vector<Value> &out) {
   const char *op = "unary";
   Tensor x = operand(in, 0, op);
   Tensor y = Tensor::empty(DType::F32, x.shape(), Device::CUDA);
@@ -108,14 +113,19 @@ std::vector<bool> reducedAxes(const Tensor &x, const std::vector<int64_t> &axes,
   std::vector<bool> red(x.rank(), axes.empty());
   for (int64_t a : axes) {
     int64_t n = rt::normalizeAxis(a, x.rank(), op);
-    if (red[n]) throw Error(std::string(op) + ": axis " + std::to_string(a) + " repeated");
+    if (red[n])
+      throw Error(std::string(op) + ": axis " + std::to_string(a) + " repeated");
     red[n] = true;
   }
   return red;
 }
 
-template <ReduceOp Op> void reduce(std::span<const Value> in, const Attrs &attrs, std::vector<Value> &out) {
-  const char *op = Op == ReduceOp::Sum ? "sum" : Op == ReduceOp::Mean ? "mean" : Op == ReduceOp::Max ? "max" : "min";
+template <ReduceOp Op>
+void reduce(std::span<const Value> in, const Attrs &attrs, std::vector<Value> &out) {
+  const char *op = Op == ReduceOp::Sum    ? "sum"
+                   : Op == ReduceOp::Mean ? "mean"
+                   : Op == ReduceOp::Max  ? "max"
+                                          : "min";
   Tensor x = operand(in, 0, op);
   bool keepdims = attrs.getBool("keepdims", false);
   std::vector<bool> red = reducedAxes(x, attrs.getInts("axes", {}), op);
@@ -123,7 +133,8 @@ template <ReduceOp Op> void reduce(std::span<const Value> in, const Attrs &attrs
   for (int64_t d = 0; d < x.rank(); ++d) {
     if (red[d]) {
       innerShape.push_back(x.dim(d)), innerStrides.push_back(x.strides()[d]);
-      if (keepdims) outShape.push_back(1);
+      if (keepdims)
+        outShape.push_back(1);
     } else {
       keptShape.push_back(x.dim(d)), keptStrides.push_back(x.strides()[d]);
       outShape.push_back(x.dim(d));
@@ -134,7 +145,8 @@ template <ReduceOp Op> void reduce(std::span<const Value> in, const Attrs &attrs
     throw Error(std::string(op) + ": cannot reduce an empty axis of " + x.typeString());
   Tensor y = Tensor::empty(DType::F32, outShape, Device::CUDA);
   launched(launchReduceF32(Op, x.data<float>(), layoutOf(keptShape, keptStrides, op),
-                           layoutOf(innerShape, innerStrides, op), y.data<float>(), y.numel(), nInner),
+                           layoutOf(innerShape, innerStrides, op), y.data<float>(), y.numel(),
+                           nInner),
            op);
   out.emplace_back(std::move(y));
 }
@@ -143,7 +155,8 @@ void argmax(std::span<const Value> in, const Attrs &attrs, std::vector<Value> &o
   const char *op = "argmax";
   Tensor x = operand(in, 0, op);
   bool keepdims = attrs.getBool("keepdims", false);
-  if (x.numel() == 0) throw Error("argmax: empty operand " + x.typeString());
+  if (x.numel() == 0)
+    throw Error("argmax: empty operand " + x.typeString());
   Tensor y;
   if (!attrs.has("axis")) {
     Tensor c = contiguousCuda(x, op);
@@ -154,7 +167,8 @@ void argmax(std::span<const Value> in, const Attrs &attrs, std::vector<Value> &o
     Shape keptShape, keptStrides, outShape;
     for (int64_t d = 0; d < x.rank(); ++d) {
       if (d == axis) {
-        if (keepdims) outShape.push_back(1);
+        if (keepdims)
+          outShape.push_back(1);
         continue;
       }
       keptShape.push_back(x.dim(d)), keptStrides.push_back(x.strides()[d]);
@@ -170,16 +184,20 @@ void argmax(std::span<const Value> in, const Attrs &attrs, std::vector<Value> &o
 
 /// softmax / log_softmax along any axis: the axis is moved last, rows are normalised in a
 /// contiguous buffer, and the result is that buffer viewed back in the operand's axis order.
-template <bool Log> void softmax(std::span<const Value> in, const Attrs &attrs, std::vector<Value> &out) {
+template <bool Log>
+void softmax(std::span<const Value> in, const Attrs &attrs, std::vector<Value> &out) {
   const char *op = Log ? "log_softmax" : "softmax";
   Tensor x = operand(in, 0, op);
-  if (x.rank() == 0) throw Error(std::string(op) + ": 0-d operand");
+  if (x.rank() == 0)
+    throw Error(std::string(op) + ": 0-d operand");
   int64_t axis = rt::normalizeAxis(attrs.getInt("axis", -1), x.rank(), op);
   std::vector<int64_t> perm, inverse(x.rank());
   for (int64_t d = 0; d < x.rank(); ++d)
-    if (d != axis) perm.push_back(d);
+    if (d != axis)
+      perm.push_back(d);
   perm.push_back(axis);
-  for (int64_t d = 0; d < x.rank(); ++d) inverse[perm[d]] = d;
+  for (int64_t d = 0; d < x.rank(); ++d)
+    inverse[perm[d]] = d;
   Tensor moved = contiguousCuda(x.transpose(perm), op);
   Tensor y = Tensor::empty(DType::F32, moved.shape(), Device::CUDA);
   int64_t cols = x.dim(axis), rows = cols ? x.numel() / cols : 0;
@@ -190,24 +208,28 @@ template <bool Log> void softmax(std::span<const Value> in, const Attrs &attrs, 
 void crossEntropy(std::span<const Value> in, const Attrs &, std::vector<Value> &out) {
   const char *op = "cross_entropy";
   Tensor logits = contiguousCuda(operand(in, 0, op), op);
-  if (in.size() < 2) throw Error("cross_entropy: expected logits and labels");
+  if (in.size() < 2)
+    throw Error("cross_entropy: expected logits and labels");
   Tensor labels = in[1].tensor();
   if (logits.rank() != 2 || labels.rank() != 1 || labels.dim(0) != logits.dim(0) ||
       labels.dtype() != DType::I64)
     throw Error("cross_entropy: expected logits [N, C] and i64 labels [N], got " +
                 logits.typeString() + " and " + labels.typeString());
-  if (labels.device() == Device::CPU) labels = rt::cuda::toDevice(labels);
-  if (!labels.isContiguous()) throw Error("cross_entropy on cuda: labels must be contiguous");
+  if (labels.device() == Device::CPU)
+    labels = rt::cuda::toDevice(labels);
+  if (!labels.isContiguous())
+    throw Error("cross_entropy on cuda: labels must be contiguous");
   int64_t n = logits.dim(0), c = logits.dim(1);
   Tensor rowLoss = Tensor::empty(DType::F32, {n}, Device::CUDA);
   Tensor bad = Tensor::empty(DType::I32, {1}, Device::CUDA);
   rt::cuda::checkCuda(cudaMemset(bad.rawData(), 0, sizeof(int32_t)), "cudaMemset");
   Tensor y = Tensor::empty(DType::F32, {}, Device::CUDA);
-  launched(launchCrossEntropyF32(logits.data<float>(), labels.data<int64_t>(), rowLoss.data<float>(),
-                                 y.data<float>(), n, c, bad.data<int32_t>()),
+  launched(launchCrossEntropyF32(logits.data<float>(), labels.data<int64_t>(),
+                                 rowLoss.data<float>(), y.data<float>(), n, c, bad.data<int32_t>()),
            op);
   int32_t badRow = 0;
-  rt::cuda::checkCuda(cudaMemcpy(&badRow, bad.rawData(), sizeof badRow, cudaMemcpyDeviceToHost), op);
+  rt::cuda::checkCuda(cudaMemcpy(&badRow, bad.rawData(), sizeof badRow, cudaMemcpyDeviceToHost),
+                      op);
   if (badRow) {
     int64_t label = 0;
     rt::cuda::checkCuda(cudaMemcpy(&label, labels.data<int64_t>() + (badRow - 1), sizeof label,
@@ -223,7 +245,8 @@ void crossEntropy(std::span<const Value> in, const Attrs &, std::vector<Value> &
 cublasHandle_t cublas() {
   static cublasHandle_t h = [] {
     cublasHandle_t r = nullptr;
-    if (cublasCreate(&r) != CUBLAS_STATUS_SUCCESS) throw Error("cuBLAS: cublasCreate failed");
+    if (cublasCreate(&r) != CUBLAS_STATUS_SUCCESS)
+      throw Error("cuBLAS: cublasCreate failed");
     return r;
   }();
   return h;
@@ -241,10 +264,11 @@ void matmul(std::span<const Value> in, const Attrs &, std::vector<Value> &out) {
   int64_t m = a.dim(a.rank() - 2), k = a.dim(a.rank() - 1), n = b.dim(b.rank() - 1);
   if (b.dim(b.rank() - 2) != k)
     throw Error("matmul: inner dimensions differ: " + a.typeString() + " @ " + b.typeString());
-  Shape batchA(a.shape().begin(), a.shape().end() - 2), batchB(b.shape().begin(), b.shape().end() - 2);
+  Shape batchA(a.shape().begin(), a.shape().end() - 2),
+      batchB(b.shape().begin(), b.shape().end() - 2);
   if (!batchA.empty() && !batchB.empty() && batchA != batchB)
-    throw Error("matmul on cuda: broadcasting batch dims " + a.typeString() + " @ " + b.typeString() +
-                " is not supported yet");
+    throw Error("matmul on cuda: broadcasting batch dims " + a.typeString() + " @ " +
+                b.typeString() + " is not supported yet");
   Shape batch = batchA.empty() ? batchB : batchA;
   int64_t count = rt::numelOf(batch);
   Shape shape = batch;
@@ -255,7 +279,8 @@ void matmul(std::span<const Value> in, const Attrs &, std::vector<Value> &out) {
     return;
   }
   if (k == 0) {
-    rt::cuda::checkCuda(cudaMemset(y.rawData(), 0, (size_t)y.numel() * sizeof(float)), "cudaMemset");
+    rt::cuda::checkCuda(cudaMemset(y.rawData(), 0, (size_t)y.numel() * sizeof(float)),
+                        "cudaMemset");
     out.emplace_back(std::move(y));
     return;
   }
@@ -275,13 +300,17 @@ void matmul(std::span<const Value> in, const Attrs &, std::vector<Value> &out) {
 void gather(std::span<const Value> in, const Attrs &attrs, std::vector<Value> &out) {
   const char *op = "gather";
   Tensor x = operand(in, 0, op);
-  if (in.size() != 2) throw Error("gather: expected x and indices");
-  if (x.rank() == 0) throw Error("gather: cannot index a 0-d tensor");
+  if (in.size() != 2)
+    throw Error("gather: expected x and indices");
+  if (x.rank() == 0)
+    throw Error("gather: cannot index a 0-d tensor");
   int64_t axis = rt::normalizeAxis(attrs.getInt("axis", 0), x.rank(), "index axis");
   Tensor i = in[1].tensor();
-  if (!isInteger(i.dtype())) throw Error("index must be an integer tensor, got " + i.typeString());
+  if (!isInteger(i.dtype()))
+    throw Error("index must be an integer tensor, got " + i.typeString());
   if (i.device() != Device::CPU) {
-    if (!i.isContiguous()) throw Error("gather on cuda: strided GPU indices are not supported");
+    if (!i.isContiguous())
+      throw Error("gather on cuda: strided GPU indices are not supported");
     i = rt::cuda::toHost(i);
   }
   Tensor idx = i.to(DType::I64).contiguous();
@@ -289,9 +318,10 @@ void gather(std::span<const Value> in, const Attrs &attrs, std::vector<Value> &o
   for (int64_t k = 0; k < idx.numel(); ++k) {
     int64_t &v = idx.data<int64_t>()[k];
     if (v < -size || v >= size)
-      throw Error("index " + std::to_string(v) + " is out of range for axis " + std::to_string(axis) +
-                  " with size " + std::to_string(size));
-    if (v < 0) v += size;
+      throw Error("index " + std::to_string(v) + " is out of range for axis " +
+                  std::to_string(axis) + " with size " + std::to_string(size));
+    if (v < 0)
+      v += size;
   }
   if (idx.rank() == 0) {
     out.emplace_back(x.select(axis, idx.data<int64_t>()[0]));
@@ -313,7 +343,8 @@ void gather(std::span<const Value> in, const Attrs &attrs, std::vector<Value> &o
 }
 
 void transpose(std::span<const Value> in, const Attrs &attrs, std::vector<Value> &out) {
-  if (in.empty()) throw Error("transpose: expected one operand");
+  if (in.empty())
+    throw Error("transpose: expected one operand");
   Tensor x = in[0].tensor();
   out.emplace_back(x.transpose(attrs.getInts("perm", {})));
 }
@@ -323,19 +354,32 @@ struct Entry {
   rt::KernelFn fn;
 };
 const Entry kEntries[] = {
-    {"add", binary<BinaryOp::Add>},         {"sub", binary<BinaryOp::Sub>},
-    {"mul", binary<BinaryOp::Mul>},         {"div", binary<BinaryOp::Div>},
-    {"maximum", binary<BinaryOp::Maximum>}, {"minimum", binary<BinaryOp::Minimum>},
-    {"neg", unary<UnaryOp::Neg>},           {"abs", unary<UnaryOp::Abs>},
-    {"exp", unary<UnaryOp::Exp>},           {"log", unary<UnaryOp::Log>},
-    {"sqrt", unary<UnaryOp::Sqrt>},         {"tanh", unary<UnaryOp::Tanh>},
-    {"sigmoid", unary<UnaryOp::Sigmoid>},   {"relu", unary<UnaryOp::Relu>},
-    {"sum", reduce<ReduceOp::Sum>},         {"mean", reduce<ReduceOp::Mean>},
-    {"max", reduce<ReduceOp::Max>},         {"min", reduce<ReduceOp::Min>},
-    {"argmax", argmax},                     {"softmax", softmax<false>},
-    {"log_softmax", softmax<true>},         {"cross_entropy", crossEntropy},
-    {"matmul", matmul},                     {"transpose", transpose},
-    {"fused", fusedKernel},                 {"gather", gather},
+    {"add", binary<BinaryOp::Add>},
+    {"sub", binary<BinaryOp::Sub>},
+    {"mul", binary<BinaryOp::Mul>},
+    {"div", binary<BinaryOp::Div>},
+    {"maximum", binary<BinaryOp::Maximum>},
+    {"minimum", binary<BinaryOp::Minimum>},
+    {"neg", unary<UnaryOp::Neg>},
+    {"abs", unary<UnaryOp::Abs>},
+    {"exp", unary<UnaryOp::Exp>},
+    {"log", unary<UnaryOp::Log>},
+    {"sqrt", unary<UnaryOp::Sqrt>},
+    {"tanh", unary<UnaryOp::Tanh>},
+    {"sigmoid", unary<UnaryOp::Sigmoid>},
+    {"relu", unary<UnaryOp::Relu>},
+    {"sum", reduce<ReduceOp::Sum>},
+    {"mean", reduce<ReduceOp::Mean>},
+    {"max", reduce<ReduceOp::Max>},
+    {"min", reduce<ReduceOp::Min>},
+    {"argmax", argmax},
+    {"softmax", softmax<false>},
+    {"log_softmax", softmax<true>},
+    {"cross_entropy", crossEntropy},
+    {"matmul", matmul},
+    {"transpose", transpose},
+    {"fused", fusedKernel},
+    {"gather", gather},
 };
 
 void fillFromStream(const Tensor &t, bool normal) {
@@ -350,10 +394,12 @@ void fillFromStream(const Tensor &t, bool normal) {
 } // namespace
 
 bool enableCuda() {
-  if (!rt::cuda::installAllocator()) return false;
+  if (!rt::cuda::installAllocator())
+    return false;
   static std::once_flag once;
   std::call_once(once, [] {
-    for (const Entry &e : kEntries) rt::registerKernel(e.name, Device::CUDA, e.fn);
+    for (const Entry &e : kEntries)
+      rt::registerKernel(e.name, Device::CUDA, e.fn);
     // The transfer pair on both sides; the CPU's built-in Send and Recv (host copies only) are
     // replaced after the built-in kernels are in the table, so they cannot overwrite them later.
     (void)rt::findKernel("Send", Device::CPU);
@@ -368,7 +414,8 @@ bool enableCuda() {
 const std::vector<std::string> &cudaKernelNames() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> r;
-    for (const Entry &e : kEntries) r.emplace_back(e.name);
+    for (const Entry &e : kEntries)
+      r.emplace_back(e.name);
     return r;
   }();
   return names;

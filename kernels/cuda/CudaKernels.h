@@ -25,7 +25,8 @@ const std::vector<std::string> &cudaKernelNames();
 /// The `fused` op on the GPU: the body compiled to PTX through rt::fusedPtxCompiler() (the
 /// tools install the NVPTX code generator), loaded with the driver API, cached, launched
 /// (FusedKernel.cpp).
-void fusedKernel(std::span<const rt::Value> in, const rt::Attrs &attrs, std::vector<rt::Value> &out);
+void fusedKernel(std::span<const rt::Value> in, const rt::Attrs &attrs,
+                 std::vector<rt::Value> &out);
 
 /// The index space a generated `fused` kernel runs over: the output's dims without those of
 /// size 1, adjacent dims merged where every tensor operand runs along them alike (its stride
@@ -37,7 +38,8 @@ struct FusedIndexSpace {
   rt::Shape dims;
   std::vector<rt::Shape> strides;
 };
-FusedIndexSpace fusedIndexSpace(const rt::Shape &shape, const std::vector<rt::Shape> &operandStrides);
+FusedIndexSpace fusedIndexSpace(const rt::Shape &shape,
+                                const std::vector<rt::Shape> &operandStrides);
 
 /// Send {to} and Recv across the host/GPU boundary, asynchronous on the copy stream with
 /// events and pinned staging buffers (Transfer.cpp); registered on both devices.

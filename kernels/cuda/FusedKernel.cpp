@@ -63,20 +63,25 @@ const DriverApi &driver() {
 }
 
 void checkDriver(CUresult r, const char *what) {
-  if (r == CUDA_SUCCESS) return;
+  if (r == CUDA_SUCCESS)
+    return;
   const char *text = nullptr;
-  if (driver().getErrorString(r, &text) != CUDA_SUCCESS || !text) text = "unknown error";
+  if (driver().getErrorString(r, &text) != CUDA_SUCCESS || !text)
+    text = "unknown error";
   throw Error(std::string("fused on cuda: ") + what + ": " + text);
 }
 
 /// The loaded kernel of one (body, operands, rank), compiled and loaded on first use.
-CUfunction kernelFor(const std::string &body, const std::vector<rt::FusedOperand> &operands, size_t rank) {
+CUfunction kernelFor(const std::string &body, const std::vector<rt::FusedOperand> &operands,
+                     size_t rank) {
   static std::mutex mu;
   static std::unordered_map<std::string, CUfunction> cache;
   std::string key = body + "|" + std::to_string(rank);
-  for (const rt::FusedOperand &o : operands) key += "|" + std::string(dtypeName(o.dtype)) + (o.tensor ? "t" : "s");
+  for (const rt::FusedOperand &o : operands)
+    key += "|" + std::string(dtypeName(o.dtype)) + (o.tensor ? "t" : "s");
   std::lock_guard<std::mutex> lock(mu);
-  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  if (auto it = cache.find(key); it != cache.end())
+    return it->second;
   rt::FusedPtxCompiler compile = rt::fusedPtxCompiler();
   if (!compile)
     throw Error("fused on cuda: no GPU code generator in this program (dlm and dlmc install it)");
@@ -98,8 +103,10 @@ CUfunction kernelFor(const std::string &body, const std::vector<rt::FusedOperand
 /// The body's result dtype: the DTYPE after the last statement's " : ".
 DType resultDType(const std::string &body) {
   size_t colon = body.rfind(" : ");
-  std::optional<DType> dt = colon == std::string::npos ? std::nullopt : parseDType(body.substr(colon + 3));
-  if (!dt) throw Error("fused: malformed body '" + body + "'");
+  std::optional<DType> dt =
+      colon == std::string::npos ? std::nullopt : parseDType(body.substr(colon + 3));
+  if (!dt)
+    throw Error("fused: malformed body '" + body + "'");
   return *dt;
 }
 
@@ -109,7 +116,8 @@ FusedIndexSpace fusedIndexSpace(const Shape &shape, const std::vector<Shape> &op
   FusedIndexSpace r;
   r.strides.resize(operandStrides.size());
   for (size_t d = 0; d < shape.size(); ++d) {
-    if (shape[d] == 1) continue;
+    if (shape[d] == 1)
+      continue;
     bool merge = !r.dims.empty();
     for (size_t i = 0; i < operandStrides.size() && merge; ++i)
       merge = operandStrides[i].empty() || r.strides[i].back() == operandStrides[i][d] * shape[d];
@@ -118,7 +126,8 @@ FusedIndexSpace fusedIndexSpace(const Shape &shape, const std::vector<Shape> &op
     else
       r.dims.push_back(shape[d]);
     for (size_t i = 0; i < operandStrides.size(); ++i) {
-      if (operandStrides[i].empty()) continue;
+      if (operandStrides[i].empty())
+        continue;
       if (merge)
         r.strides[i].back() = operandStrides[i][d];
       else
@@ -128,7 +137,8 @@ FusedIndexSpace fusedIndexSpace(const Shape &shape, const std::vector<Shape> &op
   if (r.dims.empty()) { // one element
     r.dims.push_back(1);
     for (size_t i = 0; i < operandStrides.size(); ++i)
-      if (!operandStrides[i].empty()) r.strides[i].push_back(0);
+      if (!operandStrides[i].empty())
+        r.strides[i].push_back(0);
   }
   return r;
 }
@@ -143,10 +153,12 @@ void fusedKernel(std::span<const Value> in, const rt::Attrs &attrs, std::vector<
   for (size_t i = 0; i < in.size(); ++i) {
     Tensor t = in[i].tensor();
     rt::FusedOperand o{t.dtype(), t.rank() > 0};
-    if (!o.tensor && t.device() != Device::CPU) t = rt::cuda::toHost(t);
+    if (!o.tensor && t.device() != Device::CPU)
+      t = rt::cuda::toHost(t);
     if (o.tensor && t.device() == Device::CPU) {
       if (t.numel() != 1)
-        throw Error("fused on cuda: operand " + std::to_string(i) + " (" + t.typeString() + ") is on the CPU");
+        throw Error("fused on cuda: operand " + std::to_string(i) + " (" + t.typeString() +
+                    ") is on the CPU");
       t = rt::cuda::toDevice(t);
     }
     if (o.tensor) {
@@ -157,7 +169,8 @@ void fusedKernel(std::span<const Value> in, const rt::Attrs &attrs, std::vector<
         int64_t a = d < r - shape.size() ? 1 : shape[d - (r - shape.size())];
         int64_t b = d < r - t.rank() ? 1 : t.dim(d - (r - t.rank()));
         if (a != b && a != 1 && b != 1)
-          throw Error("fused: cannot broadcast operand " + std::to_string(i) + " (" + t.typeString() + ")");
+          throw Error("fused: cannot broadcast operand " + std::to_string(i) + " (" +
+                      t.typeString() + ")");
         joined[d] = a == 1 ? b : a;
       }
       shape = std::move(joined);
@@ -165,7 +178,8 @@ void fusedKernel(std::span<const Value> in, const rt::Attrs &attrs, std::vector<
     tensors.push_back(std::move(t));
     operands.push_back(o);
   }
-  if (shape.empty()) throw Error("fused on cuda: no tensor operand (a 0-d result stays on the CPU)");
+  if (shape.empty())
+    throw Error("fused on cuda: no tensor operand (a 0-d result stays on the CPU)");
   Tensor y = Tensor::empty(resultDType(body), shape, Device::CUDA);
   int64_t n = y.numel();
   if (n == 0) {
@@ -193,7 +207,8 @@ void fusedKernel(std::span<const Value> in, const rt::Attrs &attrs, std::vector<
   void *outPtr = y.rawData();
   push(&outPtr, sizeof outPtr);
   push(&n, sizeof n);
-  for (int64_t d : dims) push(&d, sizeof d);
+  for (int64_t d : dims)
+    push(&d, sizeof d);
   for (size_t i = 0; i < tensors.size(); ++i) {
     if (!operands[i].tensor) {
       push(tensors[i].contiguous().rawData(), tensors[i].elementSize());
@@ -201,14 +216,17 @@ void fusedKernel(std::span<const Value> in, const rt::Attrs &attrs, std::vector<
     }
     void *data = views[i].rawData();
     push(&data, sizeof data);
-    for (int64_t s : strides[i]) push(&s, sizeof s);
+    for (int64_t s : strides[i])
+      push(&s, sizeof s);
   }
   std::vector<void *> params;
-  for (uint64_t &s : slots) params.push_back(&s);
+  for (uint64_t &s : slots)
+    params.push_back(&s);
   constexpr int64_t kThreads = 256, kMaxBlocks = 65535;
   unsigned blocks = (unsigned)std::min((n + kThreads - 1) / kThreads, kMaxBlocks);
-  checkDriver(driver().launchKernel(fn, blocks, 1, 1, kThreads, 1, 1, 0, nullptr, params.data(), nullptr),
-              "cuLaunchKernel");
+  checkDriver(
+      driver().launchKernel(fn, blocks, 1, 1, kThreads, 1, 1, 0, nullptr, params.data(), nullptr),
+      "cuLaunchKernel");
   out.emplace_back(std::move(y));
 }
 

@@ -33,26 +33,40 @@ __device__ int64_t offsetOf(int64_t i, const Layout &l) {
 
 __device__ float applyBinary(BinaryOp op, float a, float b) {
   switch (op) {
-  case BinaryOp::Add: return a + b;
-  case BinaryOp::Sub: return a - b;
-  case BinaryOp::Mul: return a * b;
-  case BinaryOp::Div: return a / b;
-  case BinaryOp::Maximum: return (a != a || a > b) ? a : b; // NaN propagates like torch.maximum
-  case BinaryOp::Minimum: return (a != a || a < b) ? a : b;
+  case BinaryOp::Add:
+    return a + b;
+  case BinaryOp::Sub:
+    return a - b;
+  case BinaryOp::Mul:
+    return a * b;
+  case BinaryOp::Div:
+    return a / b;
+  case BinaryOp::Maximum:
+    return (a != a || a > b) ? a : b; // NaN propagates like torch.maximum
+  case BinaryOp::Minimum:
+    return (a != a || a < b) ? a : b;
   }
   return 0.0f;
 }
 
 __device__ float applyUnary(UnaryOp op, float x) {
   switch (op) {
-  case UnaryOp::Neg: return -x;
-  case UnaryOp::Abs: return fabsf(x);
-  case UnaryOp::Exp: return expf(x);
-  case UnaryOp::Log: return logf(x);
-  case UnaryOp::Sqrt: return sqrtf(x);
-  case UnaryOp::Tanh: return tanhf(x);
-  case UnaryOp::Sigmoid: return 1.0f / (1.0f + expf(-x));
-  case UnaryOp::Relu: return x < 0.0f ? 0.0f : x; // NaN and -0.0 pass, like the CPU kernels
+  case UnaryOp::Neg:
+    return -x;
+  case UnaryOp::Abs:
+    return fabsf(x);
+  case UnaryOp::Exp:
+    return expf(x);
+  case UnaryOp::Log:
+    return logf(x);
+  case UnaryOp::Sqrt:
+    return sqrtf(x);
+  case UnaryOp::Tanh:
+    return tanhf(x);
+  case UnaryOp::Sigmoid:
+    return 1.0f / (1.0f + expf(-x));
+  case UnaryOp::Relu:
+    return x < 0.0f ? 0.0f : x; // NaN and -0.0 pass, like the CPU kernels
   }
   return 0.0f;
 }
@@ -108,9 +122,12 @@ __global__ void reduceKernel(ReduceOp op, const float *x, Layout lo, Layout li, 
       else if (v != v || (op == ReduceOp::Max ? v > best : v < best))
         best = (best != best) ? best : v;
     }
-    if (op == ReduceOp::Sum) out[o] = (float)acc;
-    else if (op == ReduceOp::Mean) out[o] = (float)(acc / (double)nInner);
-    else out[o] = best;
+    if (op == ReduceOp::Sum)
+      out[o] = (float)acc;
+    else if (op == ReduceOp::Mean)
+      out[o] = (float)(acc / (double)nInner);
+    else
+      out[o] = best;
   }
 }
 
@@ -123,7 +140,8 @@ __global__ void argmaxKernel(const float *x, Layout lo, int64_t axisSize, int64_
     float best = base[0];
     for (int64_t r = 1; r < axisSize && best == best; ++r) {
       float v = base[r * axisStride];
-      if (v > best || v != v) best = v, arg = r;
+      if (v > best || v != v)
+        best = v, arg = r;
     }
     out[o] = arg;
   }
@@ -135,21 +153,25 @@ __global__ void softmaxKernel(const float *x, float *out, int64_t cols, bool log
   const float *row = x + blockIdx.x * cols;
   float *orow = out + blockIdx.x * cols;
   float m = -INFINITY;
-  for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) m = fmaxf(m, row[j]);
+  for (int64_t j = threadIdx.x; j < cols; j += blockDim.x)
+    m = fmaxf(m, row[j]);
   red[threadIdx.x] = m;
   __syncthreads();
   for (int s = blockDim.x / 2; s > 0; s /= 2) {
-    if ((int)threadIdx.x < s) red[threadIdx.x] = fmaxf(red[threadIdx.x], red[threadIdx.x + s]);
+    if ((int)threadIdx.x < s)
+      red[threadIdx.x] = fmaxf(red[threadIdx.x], red[threadIdx.x + s]);
     __syncthreads();
   }
   m = red[0];
   __syncthreads();
   float sum = 0.0f;
-  for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) sum += expf(row[j] - m);
+  for (int64_t j = threadIdx.x; j < cols; j += blockDim.x)
+    sum += expf(row[j] - m);
   red[threadIdx.x] = sum;
   __syncthreads();
   for (int s = blockDim.x / 2; s > 0; s /= 2) {
-    if ((int)threadIdx.x < s) red[threadIdx.x] += red[threadIdx.x + s];
+    if ((int)threadIdx.x < s)
+      red[threadIdx.x] += red[threadIdx.x + s];
     __syncthreads();
   }
   sum = red[0];
@@ -170,9 +192,11 @@ __global__ void crossEntropyRowKernel(const float *logits, const int64_t *labels
       continue;
     }
     float m = -INFINITY;
-    for (int64_t j = 0; j < c; ++j) m = fmaxf(m, row[j]);
+    for (int64_t j = 0; j < c; ++j)
+      m = fmaxf(m, row[j]);
     double s = 0.0;
-    for (int64_t j = 0; j < c; ++j) s += exp((double)(row[j] - m));
+    for (int64_t j = 0; j < c; ++j)
+      s += exp((double)(row[j] - m));
     rowLoss[i] = (float)(log(s) + m - row[label]);
   }
 }
@@ -180,14 +204,17 @@ __global__ void crossEntropyRowKernel(const float *logits, const int64_t *labels
 __global__ void meanKernel(const float *v, int64_t n, float *out) {
   __shared__ double red[kThreads];
   double s = 0.0;
-  for (int64_t i = threadIdx.x; i < n; i += blockDim.x) s += v[i];
+  for (int64_t i = threadIdx.x; i < n; i += blockDim.x)
+    s += v[i];
   red[threadIdx.x] = s;
   __syncthreads();
   for (int k = blockDim.x / 2; k > 0; k /= 2) {
-    if ((int)threadIdx.x < k) red[threadIdx.x] += red[threadIdx.x + k];
+    if ((int)threadIdx.x < k)
+      red[threadIdx.x] += red[threadIdx.x + k];
     __syncthreads();
   }
-  if (threadIdx.x == 0) out[0] = n > 0 ? (float)(red[0] / (double)n) : NAN;
+  if (threadIdx.x == 0)
+    out[0] = n > 0 ? (float)(red[0] / (double)n) : NAN;
 }
 
 /// Philox4x32-10 exactly as runtime/Random.cpp computes it.
@@ -206,7 +233,9 @@ __device__ uint4 philox(uint64_t counter, uint64_t key) {
   return make_uint4(c0, c1, c2, c3);
 }
 
-__device__ uint32_t word(uint4 w, int j) { return j == 0 ? w.x : j == 1 ? w.y : j == 2 ? w.z : w.w; }
+__device__ uint32_t word(uint4 w, int j) {
+  return j == 0 ? w.x : j == 1 ? w.y : j == 2 ? w.z : w.w;
+}
 
 /// One thread per counter (four elements).
 __global__ void philoxKernel(int mode, void *out, int64_t n, uint64_t key, uint64_t start) {
@@ -216,10 +245,13 @@ __global__ void philoxKernel(int mode, void *out, int64_t n, uint64_t key, uint6
     uint4 w = philox(start + (uint64_t)c, key);
     for (int j = 0; j < 4; ++j) {
       int64_t i = c * 4 + j;
-      if (i >= n) break;
+      if (i >= n)
+        break;
       uint32_t x = word(w, j);
-      if (mode == 0) static_cast<uint32_t *>(out)[i] = x;
-      else if (mode == 1) static_cast<float *>(out)[i] = (float)(x >> 8) * (1.0f / 16777216.0f);
+      if (mode == 0)
+        static_cast<uint32_t *>(out)[i] = x;
+      else if (mode == 1)
+        static_cast<float *>(out)[i] = (float)(x >> 8) * (1.0f / 16777216.0f);
     }
     if (mode == 2) {
       float *p = static_cast<float *>(out);
@@ -229,8 +261,10 @@ __global__ void philoxKernel(int mode, void *out, int64_t n, uint64_t key, uint6
         double rad = sqrt(-2.0 * log(u1));
         double theta = 2.0 * 3.14159265358979323846 * u2;
         int64_t i = c * 4 + 2 * h;
-        if (i < n) p[i] = (float)(rad * cos(theta));
-        if (i + 1 < n) p[i + 1] = (float)(rad * sin(theta));
+        if (i < n)
+          p[i] = (float)(rad * cos(theta));
+        if (i + 1 < n)
+          p[i + 1] = (float)(rad * sin(theta));
       }
     }
   }
@@ -242,17 +276,20 @@ int lastError() { return (int)cudaGetLastError(); }
 
 int launchBinaryF32(BinaryOp op, const float *a, Layout la, const float *b, Layout lb, float *out,
                     int64_t n) {
-  if (n > 0) binaryKernel<<<blocksFor(n), kThreads>>>(op, a, la, b, lb, out, n);
+  if (n > 0)
+    binaryKernel<<<blocksFor(n), kThreads>>>(op, a, la, b, lb, out, n);
   return lastError();
 }
 
 int launchUnaryF32(UnaryOp op, const float *x, Layout lx, float *out, int64_t n) {
-  if (n > 0) unaryKernel<<<blocksFor(n), kThreads>>>(op, x, lx, out, n);
+  if (n > 0)
+    unaryKernel<<<blocksFor(n), kThreads>>>(op, x, lx, out, n);
   return lastError();
 }
 
 int launchCopyF32(const float *x, Layout lx, float *out, int64_t n) {
-  if (n > 0) copyKernel<<<blocksFor(n), kThreads>>>(x, lx, out, n);
+  if (n > 0)
+    copyKernel<<<blocksFor(n), kThreads>>>(x, lx, out, n);
   return lastError();
 }
 
@@ -263,40 +300,47 @@ int launchGatherF32(const float *x, Layout l, int axis, const int64_t *idx, floa
 
 int launchReduceF32(ReduceOp op, const float *x, Layout lo, Layout li, float *out, int64_t nOut,
                     int64_t nInner) {
-  if (nOut > 0) reduceKernel<<<blocksFor(nOut), kThreads>>>(op, x, lo, li, out, nOut, nInner);
+  if (nOut > 0)
+    reduceKernel<<<blocksFor(nOut), kThreads>>>(op, x, lo, li, out, nOut, nInner);
   return lastError();
 }
 
 int launchArgmaxF32(const float *x, Layout lo, int64_t axisSize, int64_t axisStride, int64_t *out,
                     int64_t nOut) {
-  if (nOut > 0) argmaxKernel<<<blocksFor(nOut), kThreads>>>(x, lo, axisSize, axisStride, out, nOut);
+  if (nOut > 0)
+    argmaxKernel<<<blocksFor(nOut), kThreads>>>(x, lo, axisSize, axisStride, out, nOut);
   return lastError();
 }
 
 int launchSoftmaxF32(const float *x, float *out, int64_t rows, int64_t cols, bool log) {
-  if (rows > 0 && cols > 0) softmaxKernel<<<(unsigned)rows, kThreads>>>(x, out, cols, log);
+  if (rows > 0 && cols > 0)
+    softmaxKernel<<<(unsigned)rows, kThreads>>>(x, out, cols, log);
   return lastError();
 }
 
 int launchCrossEntropyF32(const float *logits, const int64_t *labels, float *rowLoss, float *out,
                           int64_t n, int64_t c, int *badLabel) {
-  if (n > 0) crossEntropyRowKernel<<<blocksFor(n), kThreads>>>(logits, labels, rowLoss, n, c, badLabel);
+  if (n > 0)
+    crossEntropyRowKernel<<<blocksFor(n), kThreads>>>(logits, labels, rowLoss, n, c, badLabel);
   meanKernel<<<1, kThreads>>>(rowLoss, n, out);
   return lastError();
 }
 
 int launchPhiloxWords(uint32_t *out, int64_t n, uint64_t key, uint64_t start) {
-  if (n > 0) philoxKernel<<<blocksFor((n + 3) / 4), kThreads>>>(0, out, n, key, start);
+  if (n > 0)
+    philoxKernel<<<blocksFor((n + 3) / 4), kThreads>>>(0, out, n, key, start);
   return lastError();
 }
 
 int launchUniformF32(float *out, int64_t n, uint64_t key, uint64_t start) {
-  if (n > 0) philoxKernel<<<blocksFor((n + 3) / 4), kThreads>>>(1, out, n, key, start);
+  if (n > 0)
+    philoxKernel<<<blocksFor((n + 3) / 4), kThreads>>>(1, out, n, key, start);
   return lastError();
 }
 
 int launchNormalF32(float *out, int64_t n, uint64_t key, uint64_t start) {
-  if (n > 0) philoxKernel<<<blocksFor((n + 3) / 4), kThreads>>>(2, out, n, key, start);
+  if (n > 0)
+    philoxKernel<<<blocksFor((n + 3) / 4), kThreads>>>(2, out, n, key, start);
   return lastError();
 }
 

@@ -75,7 +75,8 @@ void remember(const void *key, InFlight f) {
 std::optional<InFlight> takeInFlight(const void *key) {
   std::lock_guard<std::mutex> lock(inFlightMu);
   auto it = inFlight.find(key);
-  if (it == inFlight.end()) return std::nullopt;
+  if (it == inFlight.end())
+    return std::nullopt;
   InFlight f = std::move(it->second);
   inFlight.erase(it);
   return f;
@@ -86,11 +87,13 @@ Tensor sendToDevice(const Tensor &x) {
   Tensor src = x.contiguous();
   Tensor dst = Tensor::empty(src.dtype(), src.shape(), Device::CUDA);
   size_t bytes = (size_t)src.numel() * src.elementSize();
-  if (bytes == 0) return dst;
+  if (bytes == 0)
+    return dst;
   void *staging = rt::cuda::pinnedPool().take(bytes);
   std::memcpy(staging, src.rawData(), bytes);
   copiesAfterQueuedKernels();
-  checkCuda(cudaMemcpyAsync(dst.rawData(), staging, bytes, cudaMemcpyHostToDevice, copies()), "Send (to cuda)");
+  checkCuda(cudaMemcpyAsync(dst.rawData(), staging, bytes, cudaMemcpyHostToDevice, copies()),
+            "Send (to cuda)");
   cudaEvent_t done = newEvent(), staged = newEvent();
   checkCuda(cudaEventRecord(done, copies()), "cudaEventRecord (transfer)");
   checkCuda(cudaEventRecord(staged, copies()), "cudaEventRecord (transfer)");
@@ -103,10 +106,12 @@ Tensor sendToHost(const Tensor &x) {
   Tensor src = x.isContiguous() ? x : contiguousCuda(x);
   Tensor dst = Tensor::empty(src.dtype(), src.shape(), Device::CPU);
   size_t bytes = (size_t)src.numel() * src.elementSize();
-  if (bytes == 0) return dst;
+  if (bytes == 0)
+    return dst;
   void *staging = rt::cuda::pinnedPool().take(bytes);
   copiesAfterQueuedKernels();
-  checkCuda(cudaMemcpyAsync(staging, src.rawData(), bytes, cudaMemcpyDeviceToHost, copies()), "Send (to cpu)");
+  checkCuda(cudaMemcpyAsync(staging, src.rawData(), bytes, cudaMemcpyDeviceToHost, copies()),
+            "Send (to cpu)");
   cudaEvent_t done = newEvent();
   checkCuda(cudaEventRecord(done, copies()), "cudaEventRecord (transfer)");
   remember(dst.rawData(), InFlight{done, true, staging, bytes, src});
@@ -116,7 +121,8 @@ Tensor sendToHost(const Tensor &x) {
 } // namespace
 
 void sendKernel(std::span<const Value> in, const rt::Attrs &attrs, std::vector<Value> &out) {
-  if (in.size() != 1) throw Error("'Send' expects one operand");
+  if (in.size() != 1)
+    throw Error("'Send' expects one operand");
   const std::string &to = attrs.getString("to");
   Tensor x = in[0].tensor();
   Device dst = rt::runtimeDevice(to);
@@ -131,7 +137,8 @@ void sendKernel(std::span<const Value> in, const rt::Attrs &attrs, std::vector<V
 }
 
 void recvKernel(std::span<const Value> in, const rt::Attrs &, std::vector<Value> &out) {
-  if (in.size() != 1) throw Error("'Recv' expects one operand");
+  if (in.size() != 1)
+    throw Error("'Recv' expects one operand");
   const Tensor &t = in[0].tensor();
   if (std::optional<InFlight> f = takeInFlight(t.rawData())) {
     if (f->toHost) {

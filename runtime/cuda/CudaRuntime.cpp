@@ -31,8 +31,8 @@ const Discovery &discover() {
     cudaDeviceProp p;
     if (cudaGetDeviceProperties(&p, 0) == cudaSuccess)
       r.description = std::string(p.name) + " (sm_" + std::to_string(p.major) +
-                      std::to_string(p.minor) + ", " +
-                      std::to_string(p.totalGlobalMem >> 30) + " GiB)";
+                      std::to_string(p.minor) + ", " + std::to_string(p.totalGlobalMem >> 30) +
+                      " GiB)";
     return r;
   }();
   return d;
@@ -40,14 +40,16 @@ const Discovery &discover() {
 
 void requireDevice() {
   const Discovery &d = discover();
-  if (d.deviceCount <= 0) throw Error("no CUDA device available (" + d.reason + ")");
+  if (d.deviceCount <= 0)
+    throw Error("no CUDA device available (" + d.reason + ")");
 }
 
 // --- caching allocator -------------------------------------------------------------------
 
 size_t CachingAllocator::roundSize(size_t bytes) {
   constexpr size_t kSmall = 512, kLarge = size_t(1) << 20;
-  if (bytes < kLarge) return bytes == 0 ? kSmall : (bytes + kSmall - 1) / kSmall * kSmall;
+  if (bytes < kLarge)
+    return bytes == 0 ? kSmall : (bytes + kSmall - 1) / kSmall * kSmall;
   return (bytes + kLarge - 1) / kLarge * kLarge;
 }
 
@@ -55,7 +57,8 @@ CachingAllocator::~CachingAllocator() { emptyCache(); }
 
 void *CachingAllocator::allocate(size_t bytes) {
   void *p = take(bytes);
-  if (poison.load()) checkCuda(cudaMemset(p, 0xFF, roundSize(bytes)), "cudaMemset (poison)");
+  if (poison.load())
+    checkCuda(cudaMemset(p, 0xFF, roundSize(bytes)), "cudaMemset (poison)");
   return p;
 }
 
@@ -82,8 +85,8 @@ void *CachingAllocator::take(size_t bytes) {
   }
   if (e != cudaSuccess) {
     (void)cudaGetLastError();
-    throw Error("out of memory on the GPU: cannot allocate " + std::to_string(bytes) +
-                " bytes (" + cudaGetErrorString(e) + ")");
+    throw Error("out of memory on the GPU: cannot allocate " + std::to_string(bytes) + " bytes (" +
+                cudaGetErrorString(e) + ")");
   }
   std::lock_guard<std::mutex> lock(mu);
   ++counters.mallocs;
@@ -92,7 +95,8 @@ void *CachingAllocator::take(size_t bytes) {
 }
 
 void CachingAllocator::deallocate(void *ptr, size_t bytes) {
-  if (!ptr) return;
+  if (!ptr)
+    return;
   size_t size = roundSize(bytes);
   std::lock_guard<std::mutex> lock(mu);
   freeLists[size].push_back(ptr);
@@ -104,7 +108,8 @@ void CachingAllocator::emptyCache() {
   std::lock_guard<std::mutex> lock(mu);
   for (auto &[size, blocks] : freeLists) {
     // At process exit the CUDA runtime may already be unloading; its error is harmless then.
-    for (void *p : blocks) (void)cudaFree(p);
+    for (void *p : blocks)
+      (void)cudaFree(p);
     counters.cachedBytes -= size * blocks.size();
     blocks.clear();
   }
@@ -122,7 +127,8 @@ CachingAllocator &cachingAllocator() {
 }
 
 bool installAllocator() {
-  if (!available()) return false;
+  if (!available())
+    return false;
   static std::once_flag once;
   std::call_once(once, [] { setAllocator(&cachingAllocator()); });
   return true;
@@ -186,7 +192,8 @@ void PinnedPool::emptyCache() {
   pending.clear();
   counters.pendingBytes = 0;
   for (auto &[size, blocks] : freeLists)
-    for (void *p : blocks) (void)cudaFreeHost(p);
+    for (void *p : blocks)
+      (void)cudaFreeHost(p);
   freeLists.clear();
 }
 
@@ -218,7 +225,8 @@ Tensor toDevice(const Tensor &host) {
   Tensor src = host.contiguous();
   Tensor dst = Tensor::empty(src.dtype(), src.shape(), Device::CUDA);
   size_t bytes = (size_t)src.numel() * src.elementSize();
-  if (bytes) checkCuda(cudaMemcpy(dst.rawData(), src.rawData(), bytes, cudaMemcpyHostToDevice), "toDevice");
+  if (bytes)
+    checkCuda(cudaMemcpy(dst.rawData(), src.rawData(), bytes, cudaMemcpyHostToDevice), "toDevice");
   return dst;
 }
 
@@ -228,7 +236,8 @@ Tensor toHost(const Tensor &device) {
                                        device.typeString() + " view");
   Tensor dst = Tensor::empty(device.dtype(), device.shape(), Device::CPU);
   size_t bytes = (size_t)device.numel() * device.elementSize();
-  if (bytes) checkCuda(cudaMemcpy(dst.rawData(), device.rawData(), bytes, cudaMemcpyDeviceToHost), "toHost");
+  if (bytes)
+    checkCuda(cudaMemcpy(dst.rawData(), device.rawData(), bytes, cudaMemcpyDeviceToHost), "toHost");
   return dst;
 }
 
@@ -246,7 +255,8 @@ Stream Stream::create() {
 
 Stream &Stream::operator=(Stream &&o) noexcept {
   if (this != &o) {
-    if (handle) (void)cudaStreamDestroy(static_cast<cudaStream_t>(handle));
+    if (handle)
+      (void)cudaStreamDestroy(static_cast<cudaStream_t>(handle));
     handle = o.handle;
     o.handle = nullptr;
   }
@@ -254,7 +264,8 @@ Stream &Stream::operator=(Stream &&o) noexcept {
 }
 
 Stream::~Stream() {
-  if (handle) (void)cudaStreamDestroy(static_cast<cudaStream_t>(handle));
+  if (handle)
+    (void)cudaStreamDestroy(static_cast<cudaStream_t>(handle));
 }
 
 void Stream::synchronize() const {
@@ -263,7 +274,7 @@ void Stream::synchronize() const {
 
 void Stream::copyAsync(void *dst, const void *src, size_t bytes) const {
   checkCuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, static_cast<cudaStream_t>(handle)),
-        "cudaMemcpyAsync");
+            "cudaMemcpyAsync");
 }
 
 Event::Event() {
@@ -273,17 +284,19 @@ Event::Event() {
 }
 
 Event::~Event() {
-  if (handle) (void)cudaEventDestroy(static_cast<cudaEvent_t>(handle));
+  if (handle)
+    (void)cudaEventDestroy(static_cast<cudaEvent_t>(handle));
 }
 
 void Event::record(const Stream &s) const {
   checkCuda(cudaEventRecord(static_cast<cudaEvent_t>(handle), static_cast<cudaStream_t>(s.raw())),
-        "cudaEventRecord");
+            "cudaEventRecord");
 }
 
 void Event::waitOn(const Stream &s) const {
-  checkCuda(cudaStreamWaitEvent(static_cast<cudaStream_t>(s.raw()), static_cast<cudaEvent_t>(handle), 0),
-        "cudaStreamWaitEvent");
+  checkCuda(
+      cudaStreamWaitEvent(static_cast<cudaStream_t>(s.raw()), static_cast<cudaEvent_t>(handle), 0),
+      "cudaStreamWaitEvent");
 }
 
 void Event::synchronize() const {
@@ -293,8 +306,8 @@ void Event::synchronize() const {
 float Event::elapsedMsSince(const Event &start) const {
   float ms = 0;
   checkCuda(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(start.handle),
-                             static_cast<cudaEvent_t>(handle)),
-        "cudaEventElapsedTime");
+                                 static_cast<cudaEvent_t>(handle)),
+            "cudaEventElapsedTime");
   return ms;
 }
 

@@ -87,8 +87,8 @@ bool installAllocator();
 class PinnedPool {
 public:
   struct Stats {
-    uint64_t allocs = 0; ///< cudaHostAlloc calls
-    uint64_t reuses = 0; ///< requests served from the cache
+    uint64_t allocs = 0;     ///< cudaHostAlloc calls
+    uint64_t reuses = 0;     ///< requests served from the cache
     size_t pendingBytes = 0; ///< buffers waiting for their copy to finish
   };
   ~PinnedPool();

@@ -14,14 +14,22 @@ namespace dlm::rt {
 
 const char *execKindName(ExecKind kind) {
   switch (kind) {
-  case ExecKind::Kernel: return "Kernel";
-  case ExecKind::Switch: return "Switch";
-  case ExecKind::Merge: return "Merge";
-  case ExecKind::Enter: return "Enter";
-  case ExecKind::Exit: return "Exit";
-  case ExecKind::NextIteration: return "NextIteration";
-  case ExecKind::LoopCond: return "LoopCond";
-  case ExecKind::Identity: return "Identity";
+  case ExecKind::Kernel:
+    return "Kernel";
+  case ExecKind::Switch:
+    return "Switch";
+  case ExecKind::Merge:
+    return "Merge";
+  case ExecKind::Enter:
+    return "Enter";
+  case ExecKind::Exit:
+    return "Exit";
+  case ExecKind::NextIteration:
+    return "NextIteration";
+  case ExecKind::LoopCond:
+    return "LoopCond";
+  case ExecKind::Identity:
+    return "Identity";
   }
   return "?";
 }
@@ -29,12 +37,14 @@ const char *execKindName(ExecKind kind) {
 ExecKind execKindOf(std::string_view op) {
   for (ExecKind k : {ExecKind::Switch, ExecKind::Merge, ExecKind::Enter, ExecKind::Exit,
                      ExecKind::NextIteration, ExecKind::LoopCond, ExecKind::Identity})
-    if (op == execKindName(k)) return k;
+    if (op == execKindName(k))
+      return k;
   return ExecKind::Kernel;
 }
 
 std::string ExecLocation::str() const {
-  if (line == 0) return "<unknown>";
+  if (line == 0)
+    return "<unknown>";
   return file + ":" + std::to_string(line) + ":" + std::to_string(col);
 }
 
@@ -74,7 +84,8 @@ void ExecGraph::addControlEdge(ExecNodeId from, ExecNodeId to) {
 Status ExecGraph::fail(ExecNodeId id, const std::string &message) const {
   const ExecNode &n = nodeList[id];
   std::string where = "node " + std::to_string(id) + " '" + n.op + "'";
-  if (n.loc.line != 0) where += " at " + n.loc.str();
+  if (n.loc.line != 0)
+    where += " at " + n.loc.str();
   return Status::error(where + ": " + message);
 }
 
@@ -83,10 +94,14 @@ namespace {
 /// Fixed arities of the primitives: {inputs, outputs}; -1 = any.
 std::pair<int, int> primitiveArity(ExecKind kind) {
   switch (kind) {
-  case ExecKind::Switch: return {2, 2};
-  case ExecKind::Merge: return {-1, -1};
-  case ExecKind::Kernel: return {-1, -1};
-  default: return {1, 1};
+  case ExecKind::Switch:
+    return {2, 2};
+  case ExecKind::Merge:
+    return {-1, -1};
+  case ExecKind::Kernel:
+    return {-1, -1};
+  default:
+    return {1, 1};
   }
 }
 
@@ -98,8 +113,10 @@ bool isLoopPrimitive(ExecKind k) {
 
 Status ExecGraph::checkNode(ExecNodeId id) const {
   const ExecNode &n = nodeList[id];
-  if (n.frame < 0 || n.frame >= (ExecFrameId)frameList.size()) return fail(id, "unknown frame");
-  if (n.numOutputs < 0) return fail(id, "negative output count");
+  if (n.frame < 0 || n.frame >= (ExecFrameId)frameList.size())
+    return fail(id, "unknown frame");
+  if (n.numOutputs < 0)
+    return fail(id, "negative output count");
   for (const ExecPort &in : n.inputs) {
     if (in.node < 0 || in.node >= (ExecNodeId)nodeList.size())
       return fail(id, "input from unknown node " + std::to_string(in.node));
@@ -119,7 +136,8 @@ Status ExecGraph::checkNode(ExecNodeId id) const {
                         std::to_string(n.numOutputs));
   if (n.kind == ExecKind::Merge && (n.inputs.empty() || n.numOutputs < 1 || n.numOutputs > 2))
     return fail(id, "Merge needs at least one input and one or two outputs");
-  if (isLoopPrimitive(n.kind) && n.frame == 0) return fail(id, "loop primitive in the root frame");
+  if (isLoopPrimitive(n.kind) && n.frame == 0)
+    return fail(id, "loop primitive in the root frame");
   if (n.kind == ExecKind::Enter && frameList[n.frame].parallelIterations < 1)
     return fail(id, "frame '" + frameList[n.frame].name + "' has parallel_iterations < 1");
   return Status();
@@ -128,24 +146,30 @@ Status ExecGraph::checkNode(ExecNodeId id) const {
 Status ExecGraph::checkEdges() const {
   // The frame a node's outputs live in, and the frame its inputs must come from.
   auto outFrame = [&](const ExecNode &n) {
-    if (n.kind == ExecKind::Exit) return frameList[n.frame].parent;
+    if (n.kind == ExecKind::Exit)
+      return frameList[n.frame].parent;
     return n.frame;
   };
   auto inFrame = [&](const ExecNode &n) {
-    if (n.kind == ExecKind::Enter) return frameList[n.frame].parent;
+    if (n.kind == ExecKind::Enter)
+      return frameList[n.frame].parent;
     return n.frame;
   };
   for (ExecNodeId id = 0; id < (ExecNodeId)nodeList.size(); ++id) {
     const ExecNode &n = nodeList[id];
     auto check = [&](ExecNodeId src) -> Status {
-      if (outFrame(nodeList[src]) == inFrame(n)) return Status();
-      return fail(id, "input from node " + std::to_string(src) + " crosses a frame boundary "
-                      "without Enter/Exit");
+      if (outFrame(nodeList[src]) == inFrame(n))
+        return Status();
+      return fail(id, "input from node " + std::to_string(src) +
+                          " crosses a frame boundary "
+                          "without Enter/Exit");
     };
     for (const ExecPort &in : n.inputs)
-      if (Status s = check(in.node); !s) return s;
+      if (Status s = check(in.node); !s)
+        return s;
     for (ExecNodeId c : n.controlInputs)
-      if (Status s = check(c); !s) return s;
+      if (Status s = check(c); !s)
+        return s;
     if (n.inputs.empty() && n.controlInputs.empty() && inFrame(n) != 0)
       return fail(id, "has no inputs inside loop frame '" + frameList[inFrame(n)].name +
                           "' (it needs a control input from the frame's pivot)");
@@ -170,11 +194,15 @@ void ExecGraph::layOut() {
     p.inputBase = fp.numSlots;
     p.numData = (int32_t)n.inputs.size();
     p.numControl = (int32_t)n.controlInputs.size();
-    p.accumulates = n.kind == ExecKind::Kernel && n.op == "matmul_bias" && n.device == Device::CPU && p.numData == 3;
+    p.accumulates = n.kind == ExecKind::Kernel && n.op == "matmul_bias" &&
+                    n.device == Device::CPU && p.numData == 3;
     fp.numSlots += p.numData;
-    fp.initialPending.push_back(n.kind == ExecKind::Merge ? p.numControl : p.numData + p.numControl);
-    if (p.numData == 0 && p.numControl == 0) fp.roots.push_back(id);
-    if (n.kind == ExecKind::Enter) framePlans[n.frame].numEnters++;
+    fp.initialPending.push_back(n.kind == ExecKind::Merge ? p.numControl
+                                                          : p.numData + p.numControl);
+    if (p.numData == 0 && p.numControl == 0)
+      fp.roots.push_back(id);
+    if (n.kind == ExecKind::Enter)
+      framePlans[n.frame].numEnters++;
     if (n.kind == ExecKind::Exit) {
       p.exitIndex = (int32_t)framePlans[n.frame].exits.size();
       framePlans[n.frame].exits.push_back(id);
@@ -184,7 +212,8 @@ void ExecGraph::layOut() {
       if (n.kind == ExecKind::Merge && nodeList[in.node].kind == ExecKind::NextIteration)
         p.numBackEdges++;
     }
-    for (ExecNodeId c : n.controlInputs) outCount[c]++;
+    for (ExecNodeId c : n.controlInputs)
+      outCount[c]++;
   }
   // Counting sort of the edges by source node, in (destination, slot) order per source.
   uint32_t total = 0;
@@ -208,7 +237,8 @@ void ExecGraph::layOut() {
     seen.assign(nodeList[i].numOutputs, 0);
     for (uint32_t e = nodePlans[i].outEnd; e-- > nodePlans[i].outBegin;) {
       ExecOutEdge &edge = edges[e];
-      if (edge.srcPort < 0 || seen[edge.srcPort]) continue;
+      if (edge.srcPort < 0 || seen[edge.srcPort])
+        continue;
       seen[edge.srcPort] = 1;
       edge.lastUseOfPort = true;
     }
@@ -220,24 +250,31 @@ Status ExecGraph::checkAcyclic() const {
   size_t numNodes = nodeList.size();
   std::vector<int32_t> indegree(numNodes, 0);
   for (size_t i = 0; i < numNodes; ++i) {
-    if (nodeList[i].kind == ExecKind::NextIteration) continue;
-    for (uint32_t e = nodePlans[i].outBegin; e < nodePlans[i].outEnd; ++e) indegree[edges[e].dst]++;
+    if (nodeList[i].kind == ExecKind::NextIteration)
+      continue;
+    for (uint32_t e = nodePlans[i].outBegin; e < nodePlans[i].outEnd; ++e)
+      indegree[edges[e].dst]++;
   }
   std::vector<ExecNodeId> work;
   for (size_t i = 0; i < numNodes; ++i)
-    if (indegree[i] == 0) work.push_back((ExecNodeId)i);
+    if (indegree[i] == 0)
+      work.push_back((ExecNodeId)i);
   size_t visited = 0;
   while (!work.empty()) {
     ExecNodeId id = work.back();
     work.pop_back();
     ++visited;
-    if (nodeList[id].kind == ExecKind::NextIteration) continue;
+    if (nodeList[id].kind == ExecKind::NextIteration)
+      continue;
     for (uint32_t e = nodePlans[id].outBegin; e < nodePlans[id].outEnd; ++e)
-      if (--indegree[edges[e].dst] == 0) work.push_back(edges[e].dst);
+      if (--indegree[edges[e].dst] == 0)
+        work.push_back(edges[e].dst);
   }
-  if (visited == numNodes) return Status();
+  if (visited == numNodes)
+    return Status();
   for (size_t i = 0; i < numNodes; ++i)
-    if (indegree[i] > 0) return fail((ExecNodeId)i, "is on a cycle that does not pass through NextIteration");
+    if (indegree[i] > 0)
+      return fail((ExecNodeId)i, "is on a cycle that does not pass through NextIteration");
   return Status::error("graph has a cycle");
 }
 
@@ -249,17 +286,22 @@ Status ExecGraph::finalize() {
       return Status::error("frame '" + frameList[f].name + "' has an invalid parent");
   }
   for (ExecNodeId id = 0; id < (ExecNodeId)nodeList.size(); ++id) {
-    if (Status s = checkNode(id); !s) return s;
+    if (Status s = checkNode(id); !s)
+      return s;
     ExecNode &n = nodeList[id];
-    if (n.kind != ExecKind::Kernel) continue;
+    if (n.kind != ExecKind::Kernel)
+      continue;
     n.kernel = findKernel(n.op, n.device);
     if (!n.kernel)
-      return fail(id, "no kernel for op '" + n.op + "'" +
-                          (n.device == Device::CPU ? "" : std::string(" on ") + deviceName(n.device)));
+      return fail(id,
+                  "no kernel for op '" + n.op + "'" +
+                      (n.device == Device::CPU ? "" : std::string(" on ") + deviceName(n.device)));
   }
-  if (Status s = checkEdges(); !s) return s;
+  if (Status s = checkEdges(); !s)
+    return s;
   layOut();
-  if (Status s = checkAcyclic(); !s) return s;
+  if (Status s = checkAcyclic(); !s)
+    return s;
   finalized = true;
   return Status();
 }

@@ -39,7 +39,16 @@ using ExecNodeId = int32_t;
 using ExecFrameId = int32_t;
 
 /// What a node does when it runs.
-enum class ExecKind : uint8_t { Kernel, Switch, Merge, Enter, Exit, NextIteration, LoopCond, Identity };
+enum class ExecKind : uint8_t {
+  Kernel,
+  Switch,
+  Merge,
+  Enter,
+  Exit,
+  NextIteration,
+  LoopCond,
+  Identity
+};
 
 /// "Kernel" or the primitive's name ("Switch", ...).
 const char *execKindName(ExecKind kind);
@@ -67,26 +76,26 @@ struct ExecPort {
 };
 
 struct ExecFrame {
-  std::string name;             ///< "" for the root frame.
-  ExecFrameId parent = -1;      ///< -1 for the root frame only.
+  std::string name;        ///< "" for the root frame.
+  ExecFrameId parent = -1; ///< -1 for the root frame only.
   int32_t parallelIterations = 1;
 };
 
 struct ExecNode {
   ExecKind kind = ExecKind::Kernel;
-  std::string op;                       ///< docs/ops.md name or the primitive's name.
-  Attrs attrs;                          ///< Passed to the kernel.
-  std::vector<ExecPort> inputs;         ///< Data inputs in operand order.
+  std::string op;               ///< docs/ops.md name or the primitive's name.
+  Attrs attrs;                  ///< Passed to the kernel.
+  std::vector<ExecPort> inputs; ///< Data inputs in operand order.
   std::vector<ExecNodeId> controlInputs;
   int32_t numOutputs = 1;
   /// Cost class: expensive nodes are handed to idle threads, cheap ones run inline.
   bool expensive = false;
   ExecFrameId frame = 0;
-  bool isConstant = false;              ///< Enter only: a loop invariant.
+  bool isConstant = false; ///< Enter only: a loop invariant.
   ExecLocation loc;
   /// The device whose kernel runs the node (placement's choice; Send/Recv move tensors).
   Device device = Device::CPU;
-  const KernelInfo *kernel = nullptr;   ///< Set by finalize() for ExecKind::Kernel (on `device`).
+  const KernelInfo *kernel = nullptr; ///< Set by finalize() for ExecKind::Kernel (on `device`).
 };
 
 /// A data or control edge as the executor walks it: from an output port (-1 = control edge) of
@@ -103,14 +112,14 @@ struct ExecNodePlan {
   ExecKind kind = ExecKind::Kernel; ///< Copies of the node's kind, cost class and output
   bool expensive = false;           ///< count, kept here so the executor's hot loop touches
   int32_t numOutputs = 1;           ///< one small array.
-  ExecFrameId execFrame = 0;  ///< Frame whose iterations hold the node's state (an Enter runs
-                              ///< in the parent of the frame it enters).
-  int32_t local = 0;          ///< Index among the nodes of execFrame.
-  int32_t inputBase = 0;      ///< First input slot in execFrame's slot array.
+  ExecFrameId execFrame = 0;        ///< Frame whose iterations hold the node's state (an Enter runs
+                                    ///< in the parent of the frame it enters).
+  int32_t local = 0;                ///< Index among the nodes of execFrame.
+  int32_t inputBase = 0;            ///< First input slot in execFrame's slot array.
   int32_t numData = 0;
   int32_t numControl = 0;
-  int32_t numBackEdges = 0;   ///< Merge: data inputs coming from NextIteration.
-  int32_t exitIndex = -1;     ///< Exit: index among the exits of its frame.
+  int32_t numBackEdges = 0; ///< Merge: data inputs coming from NextIteration.
+  int32_t exitIndex = -1;   ///< Exit: index among the exits of its frame.
   /// matmul_bias on the CPU: the executor writes the sum over the addend when the run holds
   /// it alone (docs/executor.md "In place").
   bool accumulates = false;
@@ -119,11 +128,11 @@ struct ExecNodePlan {
 
 /// The static facts about one frame (computed by finalize()).
 struct ExecFramePlan {
-  int32_t numNodes = 0;       ///< Nodes whose execFrame is this frame.
-  int32_t numSlots = 0;       ///< Input slots of those nodes.
-  int32_t numEnters = 0;      ///< Enter nodes into this frame (one arrival each per instance).
+  int32_t numNodes = 0;  ///< Nodes whose execFrame is this frame.
+  int32_t numSlots = 0;  ///< Input slots of those nodes.
+  int32_t numEnters = 0; ///< Enter nodes into this frame (one arrival each per instance).
   std::vector<ExecNodeId> exits;
-  std::vector<ExecNodeId> roots; ///< Nodes with no inputs (root frame only).
+  std::vector<ExecNodeId> roots;       ///< Nodes with no inputs (root frame only).
   std::vector<int32_t> initialPending; ///< Per local node.
 };
 

@@ -43,8 +43,10 @@
 namespace dlm::rt {
 
 std::string RunResult::errorString() const {
-  if (status.ok()) return "";
-  if (errorLoc.line == 0) return "error: " + status.message();
+  if (status.ok())
+    return "";
+  if (errorLoc.line == 0)
+    return "error: " + status.message();
   return errorLoc.str() + ": error: " + status.message();
 }
 
@@ -120,9 +122,11 @@ struct Scratch {
 /// (no view). The operands are in s.ins; the result goes to s.outs[0].
 bool accumulateInPlace(const ExecNode &n, Scratch &s) {
   Tensor *a = s.ins[0].tensorIf(), *b = s.ins[1].tensorIf(), *acc = s.ins[2].tensorIf();
-  if (!a || !b || !acc || !cpu::isSoleOwner(*acc)) return false;
+  if (!a || !b || !acc || !cpu::isSoleOwner(*acc))
+    return false;
   bool relu = false;
-  if (!guard([&] { relu = n.attrs.getBool("relu", false); }) || !cpu::matmulBiasAccumulate(*a, *b, *acc, relu))
+  if (!guard([&] { relu = n.attrs.getBool("relu", false); }) ||
+      !cpu::matmulBiasAccumulate(*a, *b, *acc, relu))
     return false;
   s.outs[0] = Entry{std::move(s.ins[2]), true};
   s.ins.clear();
@@ -144,10 +148,10 @@ private:
 
   // --- bookkeeping (lock held) ---
   void propagate(const Tagged &t, Entry *outs, std::vector<Tagged> &ready);
-  void activate(FrameInst *f, int64_t iter, ExecNodeId src, Entry *outs, bool srcDead,
-                bool mayMove, std::vector<Tagged> &ready);
-  void activateMerge(FrameInst *f, Iteration *it, int64_t iter, const ExecOutEdge &e,
-                     bool inDead, Entry *outs, bool mayMove, std::vector<Tagged> &ready);
+  void activate(FrameInst *f, int64_t iter, ExecNodeId src, Entry *outs, bool srcDead, bool mayMove,
+                std::vector<Tagged> &ready);
+  void activateMerge(FrameInst *f, Iteration *it, int64_t iter, const ExecOutEdge &e, bool inDead,
+                     Entry *outs, bool mayMove, std::vector<Tagged> &ready);
   void writeSlot(Iteration *it, int32_t slot, Entry &src, bool move);
   void pushReady(ExecNodeId node, bool dead, FrameInst *f, Iteration *it, int64_t iter,
                  std::vector<Tagged> &ready);
@@ -198,7 +202,8 @@ private:
 RunState::RunState(const ExecGraph &g, const RunOptions &opts) : g(g), opts(opts) {
   int threads = opts.numThreads > 0 ? opts.numThreads : ThreadPool::defaultThreadCount();
   maxHelpers = threads - 1;
-  if (maxHelpers > 0) pool = opts.pool ? opts.pool : &ThreadPool::shared();
+  if (maxHelpers > 0)
+    pool = opts.pool ? opts.pool : &ThreadPool::shared();
   iterationPool.resize(g.numFrames());
   result.fetched.resize(opts.fetches.size());
   result.fetchedLive.assign(opts.fetches.size(), false);
@@ -219,7 +224,8 @@ RunState::RunState(const ExecGraph &g, const RunOptions &opts) : g(g), opts(opts
 
 RunState::~RunState() {
   for (auto &pooled : iterationPool)
-    for (Iteration *it : pooled) delete it;
+    for (Iteration *it : pooled)
+      delete it;
 }
 
 void RunState::noteValues(int64_t delta) {
@@ -241,7 +247,8 @@ Iteration *RunState::newIteration(ExecFrameId staticId) {
     it->slots.reset(new Entry[fp.numSlots]);
     it->pending.reset(new PendingState[fp.numNodes]);
   }
-  for (int32_t i = 0; i < fp.numNodes; ++i) it->pending[i] = PendingState{fp.initialPending[i], 0, -1, false};
+  for (int32_t i = 0; i < fp.numNodes; ++i)
+    it->pending[i] = PendingState{fp.initialPending[i], 0, -1, false};
   it->outstandingOps = 0;
   it->outstandingFrames = 0;
   if (staticId != 0) {
@@ -258,19 +265,22 @@ void RunState::releaseIteration(ExecFrameId staticId, Iteration *it) {
   int32_t numSlots = g.framePlan(staticId).numSlots;
   int64_t left = 0;
   for (int32_t i = 0; i < numSlots; ++i) {
-    if (!it->slots[i].has) continue;
+    if (!it->slots[i].has)
+      continue;
     it->slots[i] = Entry();
     ++left;
   }
   noteValues(-left);
-  if (staticId != 0) --result.stats.liveIterations;
+  if (staticId != 0)
+    --result.stats.liveIterations;
   iterationPool[staticId].push_back(it);
 }
 
 FrameInst *RunState::findOrCreateChild(FrameInst *parent, int64_t iter, ExecFrameId staticId) {
   auto key = std::make_pair(iter, staticId);
   auto found = parent->children.find(key);
-  if (found != parent->children.end()) return found->second;
+  if (found != parent->children.end())
+    return found->second;
   const ExecFramePlan &fp = g.framePlan(staticId);
   auto *f = new FrameInst();
   f->staticId = staticId;
@@ -319,14 +329,18 @@ void RunState::cleanupIterations(FrameInst *f, std::vector<Tagged> &ready) {
   while (f->numOutstandingIterations > 0) {
     int64_t oldest = f->iterationCount - f->numOutstandingIterations + 1;
     Iteration *it = f->iteration(oldest);
-    if (it->outstandingOps != 0 || it->outstandingFrames != 0) break;
-    if (oldest == 0 && f->numPendingInputs != 0) break;
+    if (it->outstandingOps != 0 || it->outstandingFrames != 0)
+      break;
+    if (oldest == 0 && f->numPendingInputs != 0)
+      break;
     releaseIteration(f->staticId, it);
     f->setIteration(oldest, nullptr);
     --f->numOutstandingIterations;
-    if (!f->deferred.empty()) incrementIteration(f, ready);
+    if (!f->deferred.empty())
+      incrementIteration(f, ready);
   }
-  if (f->numOutstandingIterations == 0 && f->numPendingInputs == 0) deleteFrame(f, ready);
+  if (f->numOutstandingIterations == 0 && f->numPendingInputs == 0)
+    deleteFrame(f, ready);
 }
 
 void RunState::deleteFrame(FrameInst *f, std::vector<Tagged> &ready) {
@@ -340,12 +354,14 @@ void RunState::deleteFrame(FrameInst *f, std::vector<Tagged> &ready) {
   const std::vector<ExecNodeId> &exits = g.framePlan(f->staticId).exits;
   Entry dead;
   for (size_t k = 0; k < exits.size(); ++k) {
-    if (f->exitFired[k]) continue;
+    if (f->exitFired[k])
+      continue;
     const ExecNode &e = g.node(exits[k]);
     bool viaSwitch = !e.inputs.empty() && exitOfSwitch[e.inputs[0].node] == (int32_t)k;
     if (viaSwitch ? f->exitArmed[k] : f->ranLive)
-      recordIncomplete(exits[k], "loop '" + g.frame(f->staticId).name +
-                                     "' ran but ended without it (a value of the loop died in an iteration)");
+      recordIncomplete(exits[k],
+                       "loop '" + g.frame(f->staticId).name +
+                           "' ran but ended without it (a value of the loop died in an iteration)");
     activate(parent, parentIter, exits[k], &dead, true, false, ready);
   }
   parent->children.erase({parentIter, f->staticId});
@@ -372,7 +388,8 @@ void RunState::writeSlot(Iteration *it, int32_t slot, Entry &src, bool move) {
     dst.val = std::move(src.val);
   else
     dst.val = src.val;
-  if (!dst.has) noteValues(1);
+  if (!dst.has)
+    noteValues(1);
   dst.has = true;
 }
 
@@ -388,7 +405,8 @@ void RunState::activateMerge(FrameInst *f, Iteration *it, int64_t iter, const Ex
     ps.liveSlot = e.dstSlot;
     writeSlot(it, dp.inputBase + e.dstSlot, outs[e.srcPort], mayMove && e.lastUseOfPort);
   }
-  if (ps.fired || ps.pending > 0) return;
+  if (ps.fired || ps.pending > 0)
+    return;
   if (ps.liveSlot >= 0) {
     ps.fired = true;
     f->ranLive = true;
@@ -424,7 +442,8 @@ void RunState::activate(FrameInst *f, int64_t iter, ExecNodeId src, Entry *outs,
       ++ps.dead;
     else if (e.srcPort >= 0)
       writeSlot(it, dp.inputBase + e.dstSlot, outs[e.srcPort], mayMove && e.lastUseOfPort);
-    if (--ps.pending == 0) pushReady(e.dst, ps.dead > 0, f, it, iter, ready);
+    if (--ps.pending == 0)
+      pushReady(e.dst, ps.dead > 0, f, it, iter, ready);
   }
 }
 
@@ -439,32 +458,38 @@ void RunState::propagate(const Tagged &t, Entry *outs, std::vector<Tagged> &read
       addInvariant(child, t.node, outs[0], ready);
     else
       activate(child, 0, t.node, outs, t.dead, true, ready);
-    if (--child->numPendingInputs == 0) cleanupIterations(child, ready);
+    if (--child->numPendingInputs == 0)
+      cleanupIterations(child, ready);
     break;
   }
   case ExecKind::Exit:
-    if (t.dead) break; // a dead Exit of a loop that ran live: the live one comes later
+    if (t.dead)
+      break; // a dead Exit of a loop that ran live: the live one comes later
     f->exitFired[p.exitIndex] = 1;
     activate(f->parent, f->parentIter, t.node, outs, false, true, ready);
     break;
   case ExecKind::NextIteration:
-    if (t.dead) break; // the loop has ended: deadness stops here
+    if (t.dead)
+      break; // the loop has ended: deadness stops here
     if (t.iterNum == f->iterationCount && f->numOutstandingIterations == f->maxIterations) {
       f->deferred.push_back({t.node, std::move(outs[0])});
       noteValues(1);
       break;
     }
-    if (t.iterNum == f->iterationCount) incrementIteration(f, ready);
+    if (t.iterNum == f->iterationCount)
+      incrementIteration(f, ready);
     activate(f, t.iterNum + 1, t.node, outs, false, true, ready);
     break;
   default:
     if (!t.dead && p.kind == ExecKind::Switch)
-      if (int32_t k = exitOfSwitch[t.node]; k >= 0) f->exitArmed[k] = 1;
+      if (int32_t k = exitOfSwitch[t.node]; k >= 0)
+        f->exitArmed[k] = 1;
     activate(f, t.iterNum, t.node, outs, t.dead, true, ready);
     break;
   }
   // The node is done; this may complete its iteration (it kept the iteration alive until now).
-  if (--t.iter->outstandingOps == 0 && f->parent) cleanupIterations(f, ready);
+  if (--t.iter->outstandingOps == 0 && f->parent)
+    cleanupIterations(f, ready);
 }
 
 // --- Executing nodes ------------------------------------------------------------------------
@@ -480,8 +505,10 @@ Status RunState::compute(const Tagged &t, Entry *slots, Scratch &s, int &consume
   case ExecKind::Kernel: {
     const ExecNode &n = g.node(t.node);
     s.ins.clear();
-    for (int32_t i = 0; i < p.numData; ++i) s.ins.push_back(take(i));
-    if (p.accumulates && accumulateInPlace(n, s)) return Status();
+    for (int32_t i = 0; i < p.numData; ++i)
+      s.ins.push_back(take(i));
+    if (p.accumulates && accumulateInPlace(n, s))
+      return Status();
     s.vals.clear();
     Status st;
     try {
@@ -490,12 +517,14 @@ Status RunState::compute(const Tagged &t, Entry *slots, Scratch &s, int &consume
       st = Status::error(std::string("internal error in kernel '") + n.op + "': " + e.what());
     }
     s.ins.clear(); // inputs die here unless the outputs share their buffers
-    if (!st) return st;
+    if (!st)
+      return st;
     if ((int32_t)s.vals.size() != n.numOutputs)
       return Status::error("internal error: kernel '" + n.op + "' produced " +
                            std::to_string(s.vals.size()) + " results, expected " +
                            std::to_string(n.numOutputs));
-    for (int32_t i = 0; i < n.numOutputs; ++i) s.outs[i] = Entry{std::move(s.vals[i]), true};
+    for (int32_t i = 0; i < n.numOutputs; ++i)
+      s.outs[i] = Entry{std::move(s.vals[i]), true};
     return Status();
   }
   case ExecKind::Switch: {
@@ -506,14 +535,16 @@ Status RunState::compute(const Tagged &t, Entry *slots, Scratch &s, int &consume
       pred = c.itemBool();
     });
     take(1);
-    if (!st) return st;
+    if (!st)
+      return st;
     s.outs[pred ? 1 : 0] = Entry{take(0), true};
     return Status();
   }
   case ExecKind::Merge: {
     int32_t live = t.iter->pending[p.local].liveSlot;
     s.outs[0] = Entry{take(live), true};
-    if (p.numOutputs > 1) s.outs[1] = Entry{Value(Tensor::scalarI64(live)), true};
+    if (p.numOutputs > 1)
+      s.outs[1] = Entry{Value(Tensor::scalarI64(live)), true};
     return Status();
   }
   default: // Enter, Exit, NextIteration, LoopCond, Identity forward their input
@@ -523,14 +554,17 @@ Status RunState::compute(const Tagged &t, Entry *slots, Scratch &s, int &consume
 }
 
 void RunState::recordFetches(const Tagged &t, Entry *outs) {
-  if (fetchesOf.empty()) return;
+  if (fetchesOf.empty())
+    return;
   // Fetches are root-frame values: outputs of root-frame nodes and of Exits out of top loops.
   ExecKind kind = g.plan(t.node).kind;
   FrameInst *outFrame = kind == ExecKind::Exit ? t.frame->parent : t.frame;
-  if (outFrame != root.get() || kind == ExecKind::Enter) return;
+  if (outFrame != root.get() || kind == ExecKind::Enter)
+    return;
   for (auto [port, index] : fetchesOf[t.node]) {
     result.fetchedLive[index] = outs[port].has;
-    if (outs[port].has) result.fetched[index] = outs[port].val;
+    if (outs[port].has)
+      result.fetched[index] = outs[port].val;
   }
 }
 
@@ -548,13 +582,15 @@ bool RunState::inErrorWindow(const Tagged &t) const {
 /// Whether iteration `iter` of frame instance `f` is the failing iteration or runs inside it.
 bool RunState::inErrorIteration(const FrameInst *f, int64_t iter) const {
   for (; f; iter = f->parentIter, f = f->parent)
-    if (f == errorFrame && iter == errorIter) return true;
+    if (f == errorFrame && iter == errorIter)
+      return true;
   return false;
 }
 
 void RunState::recordError(ExecNodeId node, FrameInst *f, int64_t iter, const Status &status) {
   bool earlier = aborted && node < result.errorNode && inErrorIteration(f, iter);
-  if (aborted && !earlier) return;
+  if (aborted && !earlier)
+    return;
   aborted.store(true, std::memory_order_release);
   result.status = status;
   result.errorNode = node;
@@ -565,15 +601,20 @@ void RunState::recordError(ExecNodeId node, FrameInst *f, int64_t iter, const St
   }
   std::deque<Tagged> keep;
   for (const Tagged &q : sharedQueue)
-    if (inErrorWindow(q)) keep.push_back(q);
+    if (inErrorWindow(q))
+      keep.push_back(q);
   outstanding -= (int64_t)(sharedQueue.size() - keep.size());
   sharedQueue.swap(keep);
 }
 
 void RunState::recordIncomplete(ExecNodeId node, const std::string &what) {
-  if (aborted) return;
-  std::string name = node < 0 ? "a node" : "node " + std::to_string(node) + " '" + g.node(node).op + "'";
-  recordError(node, nullptr, -1, Status::error("internal error: the graph executor's run ended with " + name + " never run: " + what));
+  if (aborted)
+    return;
+  std::string name =
+      node < 0 ? "a node" : "node " + std::to_string(node) + " '" + g.node(node).op + "'";
+  recordError(node, nullptr, -1,
+              Status::error("internal error: the graph executor's run ended with " + name +
+                            " never run: " + what));
   result.internal = true;
 }
 
@@ -581,14 +622,18 @@ void RunState::recordIncomplete(ExecNodeId node, const std::string &what) {
 /// a live loop iteration, or (root frame) one that never became ready. -1 when there is none.
 ExecNodeId RunState::stuckNode(const FrameInst *f) const {
   for (const auto &[key, child] : f->children)
-    if (ExecNodeId id = stuckNode(child); id >= 0) return id;
+    if (ExecNodeId id = stuckNode(child); id >= 0)
+      return id;
   for (ExecNodeId id = 0; id < (ExecNodeId)g.numNodes(); ++id) {
     const ExecNodePlan &p = g.plan(id);
-    if (p.execFrame != f->staticId) continue;
+    if (p.execFrame != f->staticId)
+      continue;
     for (const Iteration *it : f->iterations) {
-      if (!it) continue;
+      if (!it)
+        continue;
       const PendingState &ps = it->pending[p.local];
-      if (p.kind == ExecKind::Merge ? !ps.fired : ps.pending > 0) return id;
+      if (p.kind == ExecKind::Merge ? !ps.fired : ps.pending > 0)
+        return id;
     }
   }
   return -1;
@@ -598,25 +643,29 @@ ExecNodeId RunState::stuckNode(const FrameInst *f) const {
 /// dead) and no loop frame instance is alive. Otherwise the program would end "successfully"
 /// with its prints or results silently missing.
 void RunState::checkComplete() {
-  if (aborted) return;
+  if (aborted)
+    return;
   ExecNodeId stuck = stuckNode(root.get());
-  if (stuck < 0 && result.stats.liveFrames == 0) return;
-  recordIncomplete(stuck, result.stats.liveFrames > 0
-                              ? std::to_string(result.stats.liveFrames) + " loop frame instance(s) still live"
-                              : "it never received all its inputs");
+  if (stuck < 0 && result.stats.liveFrames == 0)
+    return;
+  recordIncomplete(stuck, result.stats.liveFrames > 0 ? std::to_string(result.stats.liveFrames) +
+                                                            " loop frame instance(s) still live"
+                                                      : "it never received all its inputs");
 }
 
 void RunState::processNode(const Tagged &t, Scratch &s) {
   const ExecNodePlan &p = g.plan(t.node);
   int32_t numOutputs = p.numOutputs;
   Entry *slots = t.iter->slots.get() + p.inputBase;
-  if ((int32_t)s.outs.size() < numOutputs) s.outs.resize(numOutputs); // all dead (has = false)
+  if ((int32_t)s.outs.size() < numOutputs)
+    s.outs.resize(numOutputs); // all dead (has = false)
   int consumed = 0;
   Status st;
   bool runs = !aborted.load(std::memory_order_acquire);
   if (!runs) { // (the error path only: the window is read under the lock)
     std::unique_lock<std::mutex> lock(mu, std::defer_lock);
-    if (maxHelpers > 0) lock.lock();
+    if (maxHelpers > 0)
+      lock.lock();
     runs = inErrorWindow(t);
   }
   if (runs) {
@@ -635,11 +684,14 @@ void RunState::processNode(const Tagged &t, Scratch &s) {
   }
   // A run on one thread has nobody to exclude: skip the lock on its hot path.
   std::unique_lock<std::mutex> lock(mu, std::defer_lock);
-  if (maxHelpers > 0) lock.lock();
+  if (maxHelpers > 0)
+    lock.lock();
   noteValues(-consumed);
   ++result.stats.nodesRun;
-  if (t.dead) ++result.stats.deadNodes;
-  if (!st) recordError(t.node, t.frame, t.iterNum, st);
+  if (t.dead)
+    ++result.stats.deadNodes;
+  if (!st)
+    recordError(t.node, t.frame, t.iterNum, st);
   if (runs && st && (!aborted || inErrorWindow(t))) {
     recordFetches(t, s.outs.data());
     propagate(t, s.outs.data(), s.ready);
@@ -649,10 +701,13 @@ void RunState::processNode(const Tagged &t, Scratch &s) {
   --outstanding;
   int helpers = schedule(s);
   bool wake = callerWaiting && (outstanding == 0 || !sharedQueue.empty());
-  if (lock.owns_lock()) lock.unlock();
+  if (lock.owns_lock())
+    lock.unlock();
   // Outputs nobody consumed die here, before the run can end; the buffer is kept for reuse.
-  for (int32_t i = 0; i < numOutputs; ++i) s.outs[i] = Entry();
-  if (wake) doneCv.notify_all();
+  for (int32_t i = 0; i < numOutputs; ++i)
+    s.outs[i] = Entry();
+  if (wake)
+    doneCv.notify_all();
   for (int i = 0; i < helpers; ++i)
     pool->schedule([self = shared_from_this()] { self->helperLoop(); });
 }
@@ -669,7 +724,8 @@ int RunState::schedule(Scratch &s) {
     return 0;
   }
   if (maxHelpers == 0) {
-    for (const Tagged &r : s.ready) s.inlineQueue.push_back(r);
+    for (const Tagged &r : s.ready)
+      s.inlineQueue.push_back(r);
     s.ready.clear();
     return 0;
   }
@@ -681,7 +737,8 @@ int RunState::schedule(Scratch &s) {
       s.inlineQueue.push_back(r);
       continue;
     }
-    if (kept) sharedQueue.push_back(*kept);
+    if (kept)
+      sharedQueue.push_back(*kept);
     kept = &r;
   }
   if (kept) {
@@ -692,7 +749,8 @@ int RunState::schedule(Scratch &s) {
   }
   s.ready.clear();
   int start = std::min<int>((int)sharedQueue.size(), maxHelpers - helpersScheduled);
-  if (start <= 0) return 0;
+  if (start <= 0)
+    return 0;
   helpersScheduled += start;
   return start;
 }
@@ -721,14 +779,17 @@ void RunState::helperLoop() {
     processChain(s);
     std::lock_guard<std::mutex> lock(mu);
     --helpersBusy;
-    if (callerWaiting && outstanding == 0 && helpersBusy == 0) doneCv.notify_all();
+    if (callerWaiting && outstanding == 0 && helpersBusy == 0)
+      doneCv.notify_all();
   }
 }
 
 void RunState::destroyFrame(FrameInst *f) {
-  for (auto &[key, child] : f->children) destroyFrame(child);
+  for (auto &[key, child] : f->children)
+    destroyFrame(child);
   for (Iteration *it : f->iterations)
-    if (it) releaseIteration(f->staticId, it);
+    if (it)
+      releaseIteration(f->staticId, it);
   noteValues(-(int64_t)(f->invariants.size() + f->deferred.size()));
   if (f != root.get()) {
     --result.stats.liveFrames;
@@ -745,7 +806,8 @@ RunResult RunState::run() {
     root->iterations.assign(1, nullptr);
     root->setIteration(0, newIteration(0));
     Iteration *it0 = root->iteration(0);
-    for (ExecNodeId r : g.framePlan(0).roots) pushReady(r, false, root.get(), it0, 0, s.ready);
+    for (ExecNodeId r : g.framePlan(0).roots)
+      pushReady(r, false, root.get(), it0, 0, s.ready);
     helpers = schedule(s);
   }
   for (int i = 0; i < helpers; ++i)
@@ -754,11 +816,11 @@ RunResult RunState::run() {
     processChain(s);
     std::unique_lock<std::mutex> lock(mu);
     callerWaiting = true;
-    doneCv.wait(lock, [&] {
-      return !sharedQueue.empty() || (outstanding == 0 && helpersBusy == 0);
-    });
+    doneCv.wait(lock,
+                [&] { return !sharedQueue.empty() || (outstanding == 0 && helpersBusy == 0); });
     callerWaiting = false;
-    if (sharedQueue.empty()) break;
+    if (sharedQueue.empty())
+      break;
     s.inlineQueue.push_back(sharedQueue.front());
     sharedQueue.pop_front();
   }

@@ -62,9 +62,9 @@ struct RunOptions {
 };
 
 struct RunResult {
-  Status status;            ///< ok, or the first run-time error's message.
+  Status status; ///< ok, or the first run-time error's message.
   ExecNodeId errorNode = -1;
-  ExecLocation errorLoc;    ///< Location of the failing node.
+  ExecLocation errorLoc; ///< Location of the failing node.
   /// The error is the executor's own, not the program's: the run ended with a node that never
   /// ran although it was needed (a loop that ran live left without its Exit firing, a frame
   /// still live, a root-frame node still waiting for inputs). A compiler bug; `dlm run` exits

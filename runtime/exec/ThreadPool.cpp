@@ -6,9 +6,11 @@
 namespace dlm::rt {
 
 ThreadPool::ThreadPool(int numThreads) {
-  if (numThreads < 1) numThreads = 1;
+  if (numThreads < 1)
+    numThreads = 1;
   workers.reserve(numThreads);
-  for (int i = 0; i < numThreads; ++i) workers.emplace_back([this] { workerLoop(); });
+  for (int i = 0; i < numThreads; ++i)
+    workers.emplace_back([this] { workerLoop(); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -17,7 +19,8 @@ ThreadPool::~ThreadPool() {
     stopping = true;
   }
   cv.notify_all();
-  for (std::thread &t : workers) t.join();
+  for (std::thread &t : workers)
+    t.join();
 }
 
 void ThreadPool::schedule(std::function<void()> task) {
@@ -34,7 +37,8 @@ void ThreadPool::workerLoop() {
     {
       std::unique_lock<std::mutex> lock(mu);
       cv.wait(lock, [&] { return stopping || !tasks.empty(); });
-      if (tasks.empty()) return; // stopping, and nothing left to do
+      if (tasks.empty())
+        return; // stopping, and nothing left to do
       task = std::move(tasks.front());
       tasks.pop_front();
     }

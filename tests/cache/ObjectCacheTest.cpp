@@ -8,8 +8,8 @@
 // otherwise), an entry others could write turning the cache off, symbolic links, failed writes.
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/codegen/Codegen.h"
 #include "compiler/codegen/ObjectCache.h"
+#include "compiler/codegen/Codegen.h"
 #include "compiler/driver/Compilation.h"
 
 #include "llvm/ADT/ScopeExit.h"
@@ -81,7 +81,8 @@ TEST(ObjectCache, StoresAndLoadsAnEntry) {
   ASSERT_NE(object, nullptr) << why;
   EXPECT_EQ(object->getBuffer(), "object bytes");
   EXPECT_EQ(cache.load(keyOf("b"), why), nullptr);
-  EXPECT_EQ(entries(dir.str()), std::vector<std::string>{codegen::keyToHex(keyOf("a")) + ".dlmobj"});
+  EXPECT_EQ(entries(dir.str()),
+            std::vector<std::string>{codegen::keyToHex(keyOf("a")) + ".dlmobj"});
 }
 
 TEST(ObjectCache, KeyFieldsKeepTheirBoundaries) {
@@ -98,18 +99,21 @@ TEST(ObjectCache, EvictsToTheBound) {
   std::string object(1000, 'x'), why;
   // Each entry is 1096 bytes (a 96-byte header): a bound of 2500 holds two.
   ObjectCache cache = cacheIn(dir.str(), 2500);
-  for (const char *name : {"first", "second", "third"}) ASSERT_TRUE(cache.store(keyOf(name), object, why)) << why;
+  for (const char *name : {"first", "second", "third"})
+    ASSERT_TRUE(cache.store(keyOf(name), object, why)) << why;
   EXPECT_EQ(entries(dir.str()).size(), 2u);
   EXPECT_EQ(cacheIn(dir.str(), 0).evict(), 2u);
   EXPECT_TRUE(entries(dir.str()).empty());
 }
 
 /// Compiles and runs `source` on `session` with the object cache; returns the exit status.
-int runCached(codegen::JitSession &session, const std::string &path, const char *source, std::string &messages) {
+int runCached(codegen::JitSession &session, const std::string &path, const char *source,
+              std::string &messages) {
   {
     std::error_code ec;
     llvm::raw_fd_ostream out(path, ec);
-    if (ec) return -1;
+    if (ec)
+      return -1;
     out << source;
   }
   llvm::raw_string_ostream errs(messages);
@@ -118,7 +122,8 @@ int runCached(codegen::JitSession &session, const std::string &path, const char 
   CompilerOptions options;
   options.input = path;
   Compilation compilation(options, diags);
-  if (!compilation.loadInput() || !compilation.run(llvm::nulls()) || !compilation.getGraph()) return -1;
+  if (!compilation.loadInput() || !compilation.run(llvm::nulls()) || !compilation.getGraph())
+    return -1;
   codegen::CodegenOptions codegenOptions;
   codegenOptions.objectCache = true;
   return session.run(*compilation.getGraph(), diags, codegenOptions);
@@ -134,7 +139,8 @@ TEST(ObjectCache, AnEntryThatDoesNotLinkIsCompiledAgain) {
     ASSERT_EQ(runCached(session, program, source, messages), 0) << messages;
   }
   std::vector<std::string> names = entries(dir.str());
-  ASSERT_EQ(names.size(), 1u) << "the first run stored no entry (does this build have a GNU build ID?)";
+  ASSERT_EQ(names.size(), 1u)
+      << "the first run stored no entry (does this build have a GNU build ID?)";
   ObjectKey key;
   std::string bytes = llvm::fromHex(llvm::StringRef(names[0]).take_front(2 * sizeof(ObjectKey)));
   std::copy(bytes.begin(), bytes.end(), key.begin());
@@ -170,7 +176,8 @@ TEST(ObjectCacheTrust, OwnerAndModeRules) {
       {true, 1000, S_IFDIR | 0700, 0, "is owned by uid 1000, not by this user (uid 0)"},
       {true, 1000, S_IFDIR | 0770, 1000, "is writable by its group (mode 0770, not sticky)"},
       {true, 1000, S_IFDIR | 0702, 1000, "is writable by others (mode 0702, not sticky)"},
-      {true, 1000, S_IFDIR | 0777, 1000, "is writable by its group and others (mode 0777, not sticky)"},
+      {true, 1000, S_IFDIR | 0777, 1000,
+       "is writable by its group and others (mode 0777, not sticky)"},
       // Sticky: others may add files but not replace or remove the user's.
       {true, 1000, S_IFDIR | 01777, 1000, ""},
       {true, 1001, S_IFDIR | 01777, 1000, "is owned by uid 1001, not by this user (uid 1000)"},
@@ -184,7 +191,8 @@ TEST(ObjectCacheTrust, OwnerAndModeRules) {
   for (const Case &c : cases) {
     std::string why = c.directory ? codegen::untrustedDirectory("/c", c.owner, c.mode, c.uid)
                                   : codegen::untrustedEntry("/c", c.owner, c.mode, c.uid);
-    std::string expected = *c.why ? (c.directory ? "directory '/c' " : "entry '/c' ") + std::string(c.why) : "";
+    std::string expected =
+        *c.why ? (c.directory ? "directory '/c' " : "entry '/c' ") + std::string(c.why) : "";
     EXPECT_EQ(why, expected) << "owner " << c.owner << ", mode " << c.mode << ", uid " << c.uid;
   }
 }
@@ -196,8 +204,10 @@ TEST(ObjectCacheTrust, UntrustedDirectoriesAreOffWithOneWarning) {
   ASSERT_EQ(chmod(dir.str().c_str(), 0777), 0);
   ObjectCacheConfig config = codegen::objectCacheConfigFromEnvironment();
   EXPECT_EQ(config.directory, "");
-  EXPECT_EQ(config.off, "directory '" + dir.str() + "' is writable by its group and others (mode 0777, not sticky)");
-  EXPECT_EQ(config.warnings, std::vector<std::string>{"the object cache is off for this run: " + config.off});
+  EXPECT_EQ(config.off, "directory '" + dir.str() +
+                            "' is writable by its group and others (mode 0777, not sticky)");
+  EXPECT_EQ(config.warnings,
+            std::vector<std::string>{"the object cache is off for this run: " + config.off});
   // Made directly, the cache checks the directory it opened and is off too.
   ObjectCache direct = cacheIn(dir.str());
   std::string why;
@@ -301,17 +311,20 @@ TEST(ObjectCacheTrust, AWriteThatFailsLeavesNoFile) {
   signal(SIGXFSZ, handler);
   EXPECT_FALSE(stored);
   EXPECT_NE(why.find("File too large"), std::string::npos) << why;
-  EXPECT_EQ(entries(dir.str()), std::vector<std::string>{codegen::keyToHex(keyOf("small")) + ".dlmobj"});
+  EXPECT_EQ(entries(dir.str()),
+            std::vector<std::string>{codegen::keyToHex(keyOf("small")) + ".dlmobj"});
   std::error_code ec;
   unsigned files = 0;
-  for (llvm::sys::fs::directory_iterator it(dir.str(), ec), end; it != end && !ec; it.increment(ec)) ++files;
+  for (llvm::sys::fs::directory_iterator it(dir.str(), ec), end; it != end && !ec; it.increment(ec))
+    ++files;
   EXPECT_EQ(files, 1u) << "the temporary file was left behind";
   EXPECT_NE(cache.load(keyOf("small"), why), nullptr) << why;
   EXPECT_EQ(cache.refusal(), "");
 }
 
 TEST(ObjectCacheTrust, AReadOnlyDirectoryStillGivesHits) {
-  if (geteuid() == 0) GTEST_SKIP() << "root writes a read-only directory anyway; trust.test runs this case as nobody";
+  if (geteuid() == 0)
+    GTEST_SKIP() << "root writes a read-only directory anyway; trust.test runs this case as nobody";
   TempDir dir;
   ObjectCache cache = cacheIn(dir.str());
   std::string why;

@@ -12,9 +12,9 @@
 #include "compiler/engine/Engine.h"
 #include "compiler/frontend/Parse.h"
 #include "compiler/ir/Dlmir.h"
+#include "compiler/ir/Verifier.h"
 #include "compiler/lower/Lower.h"
 #include "compiler/sema/Sema.h"
-#include "compiler/ir/Verifier.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
@@ -47,24 +47,34 @@ int main(int argc, char **argv) {
   }
   dlm::DiagnosticEngine diags(llvm::errs(), "dlmir-jit");
   std::optional<unsigned> buffer = diags.addFile(path);
-  if (!buffer) return 1;
+  if (!buffer)
+    return 1;
   std::optional<dlm::graph::Graph> graph;
   if (llvm::StringRef(path).ends_with(".dlm")) {
     std::unique_ptr<dlm::Module> module = dlm::parseBuffer(diags, *buffer);
-    if (!module) return 1;
+    if (!module)
+      return 1;
     dlm::SemaOptions sema;
     sema.stdlibDir = dlm::findStdlibDir(argv[0]);
-    sema.parseFile = [&](llvm::StringRef file, llvm::SMRange at) { return dlm::parseFile(diags, file, at); };
+    sema.parseFile = [&](llvm::StringRef file, llvm::SMRange at) {
+      return dlm::parseFile(diags, file, at);
+    };
     std::unique_ptr<dlm::ssa::Program> program = dlm::analyze(*module, diags, sema);
-    if (!program) return 1;
+    if (!program)
+      return 1;
     graph = dlm::lower::lowerToGraph(*program, diags);
-    if (!graph) return 1;
+    if (!graph)
+      return 1;
   } else {
     graph = dlm::graph::parseGraph(diags, *buffer);
-    if (!graph || !dlm::graph::verifyGraph(*graph, diags)) return 1;
+    if (!graph || !dlm::graph::verifyGraph(*graph, diags))
+      return 1;
   }
-  if (graphEngine) return dlm::engine::runGraph(*graph, diags);
-  if (emitLLVM) return dlm::codegen::printLLVM(*graph, diags, options, llvm::outs());
-  if (!output.empty()) return dlm::codegen::buildExecutable(*graph, diags, options, output, argv[0]);
+  if (graphEngine)
+    return dlm::engine::runGraph(*graph, diags);
+  if (emitLLVM)
+    return dlm::codegen::printLLVM(*graph, diags, options, llvm::outs());
+  if (!output.empty())
+    return dlm::codegen::buildExecutable(*graph, diags, options, output, argv[0]);
   return dlm::codegen::runJit(*graph, diags, options);
 }

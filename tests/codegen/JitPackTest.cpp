@@ -69,7 +69,8 @@ class JitPack : public ::testing::Test {
 protected:
   void SetUp() override {
     ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("jit-pack", dir));
-    // The cache refuses a directory others could write (docs/codegen.md "Trust"), whatever the umask.
+    // The cache refuses a directory others could write (docs/codegen.md "Trust"), whatever the
+    // umask.
     ASSERT_FALSE(llvm::sys::fs::setPermissions(dir, llvm::sys::fs::owner_all));
     // Before the first compile of the process: the thread count is read once.
     setenv("DLM_JIT_THREADS", "2", 1);
@@ -87,14 +88,16 @@ protected:
 
   /// Compiles the program in the source file and runs it through `session`; returns its exit
   /// status.
-  int runIn(codegen::JitSession &session, const codegen::CodegenOptions &codegen, std::string &messages) {
+  int runIn(codegen::JitSession &session, const codegen::CodegenOptions &codegen,
+            std::string &messages) {
     llvm::raw_string_ostream errs(messages);
     DiagnosticEngine diags(errs, "jit-pack-test");
     diags.setColorMode(ColorMode::Never);
     CompilerOptions options;
     options.input = source.str().str();
     Compilation compilation(options, diags);
-    if (!compilation.loadInput() || !compilation.run(llvm::nulls()) || !compilation.getGraph()) return -1;
+    if (!compilation.loadInput() || !compilation.run(llvm::nulls()) || !compilation.getGraph())
+      return -1;
     return session.run(*compilation.getGraph(), diags, codegen);
   }
 
@@ -114,10 +117,12 @@ protected:
     int entries = 0;
     for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec; it.increment(ec)) {
       llvm::StringRef name = llvm::sys::path::filename(it->path());
-      if (!name.consume_back(codegen::ObjectCache::kEntrySuffix)) continue;
+      if (!name.consume_back(codegen::ObjectCache::kEntrySuffix))
+        continue;
       ++entries;
       std::string bytes;
-      if (name.size() != 64 || !llvm::tryGetFromHex(name, bytes)) return std::nullopt;
+      if (name.size() != 64 || !llvm::tryGetFromHex(name, bytes))
+        return std::nullopt;
       codegen::ObjectKey k;
       std::copy(bytes.begin(), bytes.end(), k.begin());
       key = k;
@@ -148,8 +153,10 @@ TEST_F(JitPack, DamagedPacksAreMisses) {
   ASSERT_EQ(endian::read32le(good.data() + 12), 2u);
   uint64_t first = endian::read64le(good.data() + 16), second = endian::read64le(good.data() + 24);
   ASSERT_EQ(32 + first + second, good.size());
-  ASSERT_EQ(good.substr(32, 4), "\x7f" "ELF");
-  ASSERT_EQ(good.substr(32 + first, 4), "\x7f" "ELF");
+  ASSERT_EQ(good.substr(32, 4), "\x7f"
+                                "ELF");
+  ASSERT_EQ(good.substr(32 + first, 4), "\x7f"
+                                        "ELF");
 
   auto with32 = [&](size_t at, uint32_t value) {
     std::string s = good;
@@ -185,7 +192,8 @@ TEST_F(JitPack, DamagedPacksAreMisses) {
     EXPECT_EQ(run(messages), 0) << c.name << ":\n" << messages;
     entry = cache.load(*key, why);
     ASSERT_TRUE(entry) << c.name << ": " << why;
-    EXPECT_TRUE(entry->getBuffer() == good) << c.name << ": the entry was not compiled and stored again";
+    EXPECT_TRUE(entry->getBuffer() == good)
+        << c.name << ": the entry was not compiled and stored again";
   }
 }
 

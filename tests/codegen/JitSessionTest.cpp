@@ -78,11 +78,13 @@ while k < 5:
 /// Compiles `program` and runs it through `session`; returns the run's exit status.
 int runThrough(codegen::JitSession &session, const Program &program, std::string &messages) {
   llvm::SmallString<128> path;
-  if (llvm::sys::fs::createTemporaryFile("jit-session", "dlm", path)) return -1;
+  if (llvm::sys::fs::createTemporaryFile("jit-session", "dlm", path))
+    return -1;
   {
     std::error_code ec;
     llvm::raw_fd_ostream out(path, ec);
-    if (ec) return -1;
+    if (ec)
+      return -1;
     out << program.source;
   }
   llvm::raw_string_ostream errs(messages);
@@ -109,11 +111,14 @@ TEST(JitSession, RunsDifferentLoopProgramsInOneSession) {
 TEST(JitSession, RunsProgramsAgainInAnotherOrder) {
   codegen::JitSession session;
   std::vector<const Program *> order;
-  for (const Program &p : kPrograms) order.push_back(&p);
+  for (const Program &p : kPrograms)
+    order.push_back(&p);
   for (int round = 0; round < 2; ++round) {
     for (const Program *p : order) {
       std::string messages;
-      EXPECT_EQ(runThrough(session, *p, messages), p->status) << p->name << " (round " << round << "):\n" << messages;
+      EXPECT_EQ(runThrough(session, *p, messages), p->status)
+          << p->name << " (round " << round << "):\n"
+          << messages;
       if (p->status != 0) {
         EXPECT_NE(messages.find("stops on the third iteration"), std::string::npos) << messages;
       }

@@ -8,7 +8,8 @@ ExecPort out(ExecNodeId node, int32_t port) { return ExecPort{node, port}; }
 namespace {
 ExecNodeId constNode(ExecGraph &g, Attr value, ExecFrameId frame, ExecNodeId after) {
   ExecNodeId id = g.addNode("const", {}, 1, frame, Attrs{{"value", std::move(value)}});
-  if (after >= 0) g.addControlEdge(after, id);
+  if (after >= 0)
+    g.addControlEdge(after, id);
   return id;
 }
 } // namespace
@@ -45,7 +46,8 @@ std::vector<ExecPort> buildWhile(ExecGraph &g, ExecFrameId parent, const std::st
     ExecNodeId sw = g.addNode("Switch", {out(m), out(loopCond)}, 2, f);
     exits.push_back(out(g.addNode("Exit", {out(sw, 0)}, 1, f)));
     ExecNodeId id = g.addNode("Identity", {out(sw, 1)}, 1, f);
-    if (b.pivot < 0) b.pivot = id;
+    if (b.pivot < 0)
+      b.pivot = id;
     b.vars.push_back(out(id));
   }
   std::vector<ExecPort> next = body(g, b);
@@ -67,12 +69,14 @@ std::vector<ExecPort> buildCountedLoop(ExecGraph &g, ExecFrameId parent, const s
     return out(op(g, "lt", {vars[0], out(constI64(g, n, f, pivot))}, f));
   };
   auto loopBody = [&body](ExecGraph &g, const LoopBody &b) {
-    std::vector<ExecPort> next = {out(op(g, "add", {b.vars[0], out(constI64(g, 1, b.frame, b.pivot))}, b.frame))};
+    std::vector<ExecPort> next = {
+        out(op(g, "add", {b.vars[0], out(constI64(g, 1, b.frame, b.pivot))}, b.frame))};
     std::vector<ExecPort> rest = body(g, b);
     next.insert(next.end(), rest.begin(), rest.end());
     return next;
   };
-  std::vector<ExecPort> exits = buildWhile(g, parent, name, parallelIterations, all, cond, loopBody);
+  std::vector<ExecPort> exits =
+      buildWhile(g, parent, name, parallelIterations, all, cond, loopBody);
   return std::vector<ExecPort>(exits.begin() + 1, exits.end());
 }
 

@@ -99,11 +99,10 @@ TEST_F(ExecutorTest, CondRunsOnlyTheTakenSide) {
 TEST_F(ExecutorTest, WhileLoop) {
   for (int parallel : {1, 2, 10}) {
     ExecGraph g;
-    std::vector<ExecPort> res =
-        buildCountedLoop(g, 0, "loop", parallel, 10, {out(constI64(g, 0))},
-                         [](ExecGraph &g, const LoopBody &b) {
-                           return std::vector<ExecPort>{out(op(g, "add", {b.vars[1], b.vars[0]}, b.frame))};
-                         });
+    std::vector<ExecPort> res = buildCountedLoop(
+        g, 0, "loop", parallel, 10, {out(constI64(g, 0))}, [](ExecGraph &g, const LoopBody &b) {
+          return std::vector<ExecPort>{out(op(g, "add", {b.vars[1], b.vars[0]}, b.frame))};
+        });
     RunResult r = run(g, {res[0]});
     expectClean(r);
     EXPECT_EQ(scalarOf(r.fetched[0]), 45);
@@ -115,11 +114,11 @@ TEST_F(ExecutorTest, WhileLoop) {
 
 TEST_F(ExecutorTest, LoopWithZeroIterations) {
   ExecGraph g;
-  std::vector<ExecPort> res =
-      buildCountedLoop(g, 0, "loop", 4, 0, {out(constI64(g, 42))},
-                       [](ExecGraph &g, const LoopBody &b) {
-                         return std::vector<ExecPort>{out(op(g, "test_count", {b.vars[1]}, b.frame, Attrs{{"slot", int64_t(0)}}))};
-                       });
+  std::vector<ExecPort> res = buildCountedLoop(
+      g, 0, "loop", 4, 0, {out(constI64(g, 42))}, [](ExecGraph &g, const LoopBody &b) {
+        return std::vector<ExecPort>{
+            out(op(g, "test_count", {b.vars[1]}, b.frame, Attrs{{"slot", int64_t(0)}}))};
+      });
   RunResult r = run(g, {res[0]});
   expectClean(r);
   EXPECT_EQ(scalarOf(r.fetched[0]), 42);
@@ -150,14 +149,14 @@ TEST_F(ExecutorTest, NestedLoops) {
     std::vector<ExecPort> res = buildCountedLoop(
         g, 0, "outer", 2, 5, {out(constI64(g, 0))}, [](ExecGraph &g, const LoopBody &outer) {
           ExecPort i = outer.vars[0];
-          return buildCountedLoop(g, outer.frame, "inner", 3, 4, {outer.vars[1]},
-                                  [&](ExecGraph &g, const LoopBody &b) {
-                                    ExecNodeId iIn = g.addEnter(i, b.frame, /*isConstant=*/true);
-                                    ExecNodeId prod = op(g, "mul", {out(iIn), b.vars[0]}, b.frame);
-                                    return std::vector<ExecPort>{
-                                        out(op(g, "add", {b.vars[1], out(prod)}, b.frame))};
-                                  },
-                                  outer.pivot);
+          return buildCountedLoop(
+              g, outer.frame, "inner", 3, 4, {outer.vars[1]},
+              [&](ExecGraph &g, const LoopBody &b) {
+                ExecNodeId iIn = g.addEnter(i, b.frame, /*isConstant=*/true);
+                ExecNodeId prod = op(g, "mul", {out(iIn), b.vars[0]}, b.frame);
+                return std::vector<ExecPort>{out(op(g, "add", {b.vars[1], out(prod)}, b.frame))};
+              },
+              outer.pivot);
         });
     RunResult r = run(g, {res[0]}, threads);
     expectClean(r);
@@ -181,7 +180,8 @@ TEST_F(ExecutorTest, LoopInUntakenBranchIsDead) {
   std::vector<ExecPort> loopRes = buildCountedLoop(
       g, 0, "deadloop", 4, 3, {out(sw, 1)},
       [](ExecGraph &g, const LoopBody &b) {
-        return std::vector<ExecPort>{out(op(g, "test_count", {b.vars[1]}, b.frame, Attrs{{"slot", int64_t(0)}}))};
+        return std::vector<ExecPort>{
+            out(op(g, "test_count", {b.vars[1]}, b.frame, Attrs{{"slot", int64_t(0)}}))};
       },
       pivotT);
   ExecNodeId pivotF = g.addNode("Identity", {out(sw, 0)});
@@ -248,10 +248,11 @@ TEST_F(ExecutorTest, OneThreadCannotPassTheBarrier) {
 /// `count` independent loops side by side: loop b runs trips(b) iterations with
 /// parallel_iterations parallel(b), starting s at init(b) and adding the node step(b) builds from
 /// the counter each iteration. Returns each loop's final s.
-std::vector<ExecPort> buildSideBySideLoops(
-    ExecGraph &g, int count, const std::function<int32_t(int)> &parallel,
-    const std::function<int64_t(int)> &trips, const std::function<int64_t(int)> &init,
-    const std::function<ExecNodeId(ExecGraph &, const LoopBody &, int)> &step) {
+std::vector<ExecPort>
+buildSideBySideLoops(ExecGraph &g, int count, const std::function<int32_t(int)> &parallel,
+                     const std::function<int64_t(int)> &trips,
+                     const std::function<int64_t(int)> &init,
+                     const std::function<ExecNodeId(ExecGraph &, const LoopBody &, int)> &step) {
   std::vector<ExecPort> finals;
   for (int b = 0; b < count; ++b) {
     std::vector<ExecPort> res = buildCountedLoop(
@@ -269,8 +270,7 @@ TEST_F(ExecutorTest, ErrorWhileOtherThreadsWorkDoesNotHang) {
   // Eight loops of expensive nodes; loop 3 fails early, the others are long.
   ExecGraph g;
   std::vector<ExecPort> fetches = buildSideBySideLoops(
-      g, 8, [](int) { return 8; }, [](int b) { return b == 3 ? 10 : 20000; },
-      [](int) { return 0; },
+      g, 8, [](int) { return 8; }, [](int b) { return b == 3 ? 10 : 20000; }, [](int) { return 0; },
       [](ExecGraph &g, const LoopBody &body, int b) {
         ExecNodeId f = op(g, "test_fail_if", {body.vars[0]}, body.frame,
                           Attrs{{"value", int64_t(b == 3 ? 2 : -1)}});
@@ -298,14 +298,16 @@ TEST_F(ExecutorTest, ResultsDoNotDependOnThreads) {
   std::vector<int64_t> expected;
   for (int b = 0; b < 6; ++b) {
     int64_t n = 50 + b, s = b;
-    for (int64_t i = 0; i < n; ++i) s += i * i;
+    for (int64_t i = 0; i < n; ++i)
+      s += i * i;
     expected.push_back(s);
   }
   for (int threads : {1, 2, 4}) {
     for (int rep = 0; rep < 10; ++rep) {
       RunResult r = run(g, fetches, threads);
       expectClean(r);
-      for (int b = 0; b < 6; ++b) EXPECT_EQ(scalarOf(r.fetched[b]), expected[b]);
+      for (int b = 0; b < 6; ++b)
+        EXPECT_EQ(scalarOf(r.fetched[b]), expected[b]);
     }
   }
 }
@@ -319,8 +321,10 @@ TEST_F(ExecutorTest, TensorsAreFreedAtLastUse) {
     ExecGraph g;
     ExecNodeId x = op(g, "test_fill", {}, 0, Attrs{{"n", n}, {"value", 1.0}});
     ExecPort cur = out(x);
-    for (int k = 0; k < 40; ++k) cur = out(op(g, "add", {cur, out(constI64(g, 1))}));
-    ExecNodeId total = op(g, "sum", {cur}, 0, Attrs{{"axes", std::vector<int64_t>{}}, {"keepdims", false}});
+    for (int k = 0; k < 40; ++k)
+      cur = out(op(g, "add", {cur, out(constI64(g, 1))}));
+    ExecNodeId total =
+        op(g, "sum", {cur}, 0, Attrs{{"axes", std::vector<int64_t>{}}, {"keepdims", false}});
     RunResult r = run(g, {out(total)});
     expectClean(r);
     EXPECT_EQ(r.fetched[0].tensor().item(), 41.0 * n);
@@ -402,11 +406,13 @@ TEST_F(ExecutorTest, FinalizeRejectsFrameCrossingWithoutEnter) {
 TEST_F(ExecutorTest, FinalizeRejectsInputlessNodeInLoop) {
   ExecGraph g;
   buildCountedLoop(g, 0, "loop", 1, 3, {out(constI64(g, 0))}, [&](ExecGraph &g, const LoopBody &b) {
-    return std::vector<ExecPort>{out(op(g, "add", {b.vars[1], out(constI64(g, 1, b.frame))}, b.frame))};
+    return std::vector<ExecPort>{
+        out(op(g, "add", {b.vars[1], out(constI64(g, 1, b.frame))}, b.frame))};
   });
   Status s = g.finalize();
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("has no inputs inside loop frame 'loop'"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("has no inputs inside loop frame 'loop'"), std::string::npos)
+      << s.message();
 }
 
 TEST_F(ExecutorTest, RunningAnUnfinalizedGraphIsAnError) {

@@ -35,8 +35,10 @@ int main(int argc, char **argv) {
   }
   dlm::DiagnosticEngine diags(llvm::errs(), "dlmir-run");
   std::optional<unsigned> buffer = diags.addFile(path);
-  if (!buffer) return 1;
+  if (!buffer)
+    return 1;
   std::optional<dlm::graph::Graph> graph = dlm::graph::parseGraph(diags, *buffer);
-  if (!graph || !dlm::graph::verifyGraph(*graph, diags)) return 1;
+  if (!graph || !dlm::graph::verifyGraph(*graph, diags))
+    return 1;
   return dlm::engine::runGraph(*graph, diags, options);
 }

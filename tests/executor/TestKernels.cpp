@@ -16,7 +16,8 @@ void fillKernel(std::span<const Value>, const Attrs &attrs, std::vector<Value> &
   int64_t n = attrs.getInt("n");
   Tensor t = Tensor::empty(DType::F32, {n});
   float v = (float)attrs.getFloat("value");
-  for (int64_t i = 0; i < n; ++i) t.data<float>()[i] = v;
+  for (int64_t i = 0; i < n; ++i)
+    t.data<float>()[i] = v;
   outs.emplace_back(std::move(t));
 }
 
@@ -72,7 +73,8 @@ void registerTestKernels() {
 
 int64_t callCount(int slot) { return counts[slot].load(); }
 void resetCallCounts() {
-  for (auto &c : counts) c.store(0);
+  for (auto &c : counts)
+    c.store(0);
 }
 
 CountingAllocator::CountingAllocator() : inner(allocatorFor(Device::CPU)) { setAllocator(this); }

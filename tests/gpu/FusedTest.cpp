@@ -28,15 +28,17 @@ namespace {
 std::vector<opt::FusedStatement> oneOp(const std::string &op, size_t arity, DType dt) {
   opt::FusedStatement st;
   st.op = op;
-  for (unsigned i = 0; i < arity; ++i) st.operands.push_back(i);
+  for (unsigned i = 0; i < arity; ++i)
+    st.operands.push_back(i);
   st.dtype = dt;
   return {st};
 }
 
 size_t arityOf(const std::string &op) {
-  static const std::set<std::string> unary = {"neg", "abs", "relu", "exp", "tanh", "sigmoid",
-                                              "sqrt", "logical_not", "stop_gradient"};
-  if (unary.count(op)) return 1;
+  static const std::set<std::string> unary = {
+      "neg", "abs", "relu", "exp", "tanh", "sigmoid", "sqrt", "logical_not", "stop_gradient"};
+  if (unary.count(op))
+    return 1;
   return op == "clip" || op == "where" ? 3 : 2;
 }
 
@@ -54,10 +56,12 @@ TEST(NvptxFused, EveryGpuFusedOpCompiles) {
     DType in = op.starts_with("logical_") ? DType::Bool : DType::F32;
     DType out = isPredicate(op) ? DType::Bool : DType::F32;
     std::vector<rt::FusedOperand> operands(arity, rt::FusedOperand{in, true});
-    if (op == "where") operands[0].dtype = DType::Bool;
+    if (op == "where")
+      operands[0].dtype = DType::Bool;
     operands.back().tensor = false; // the last operand as a 0-d value passed by value
     std::string error;
-    std::optional<std::string> ptx = codegen::compileFusedPtx(oneOp(op, arity, out), operands, 2, "k", error);
+    std::optional<std::string> ptx =
+        codegen::compileFusedPtx(oneOp(op, arity, out), operands, 2, "k", error);
     ASSERT_TRUE(ptx.has_value()) << op << ": " << error;
     EXPECT_NE(ptx->find(".visible .entry k("), std::string::npos) << op;
     EXPECT_NE(ptx->find(".target sm_90"), std::string::npos) << op;
@@ -86,7 +90,9 @@ TEST(NvptxFused, TheRuntimeHookCompilesBodyText) {
   ASSERT_NE(compile, nullptr);
   std::vector<rt::FusedOperand> operands = {{DType::F32, true}, {DType::F64, false}};
   std::string ptx, entry, error;
-  ASSERT_TRUE(compile("%2 = mul(%0, %1) : f32; %3 = tanh(%2) : f32", operands, 3, ptx, entry, error)) << error;
+  ASSERT_TRUE(
+      compile("%2 = mul(%0, %1) : f32; %3 = tanh(%2) : f32", operands, 3, ptx, entry, error))
+      << error;
   EXPECT_NE(ptx.find(".visible .entry " + entry + "("), std::string::npos);
   EXPECT_FALSE(compile("%2 = mul(%0 : f32", operands, 3, ptx, entry, error));
   EXPECT_EQ(error, "malformed fused body '%2 = mul(%0 : f32'");

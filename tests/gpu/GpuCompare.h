@@ -26,17 +26,17 @@ using rt::Shape;
 using rt::Tensor;
 using rt::Value;
 
-#define REQUIRE_GPU()                                                                          \
-  do {                                                                                         \
-    if (!::dlm::cuda::enableCuda())                                                            \
-      GTEST_SKIP() << "skipped: no GPU (" << ::dlm::rt::cuda::discover().reason << ")";        \
-    ::dlm::rt::cuda::cachingAllocator().setPoison(true);                                       \
+#define REQUIRE_GPU()                                                                              \
+  do {                                                                                             \
+    if (!::dlm::cuda::enableCuda())                                                                \
+      GTEST_SKIP() << "skipped: no GPU (" << ::dlm::rt::cuda::discover().reason << ")";            \
+    ::dlm::rt::cuda::cachingAllocator().setPoison(true);                                           \
   } while (0)
 
 /// `std::mt19937 gen` seeded afresh; every failure message of the test names the seed.
-#define SEEDED_GENERATOR(gen)                                                                  \
-  uint32_t gen##Seed = ::dlm::gputest::freshSeed();                                            \
-  SCOPED_TRACE("seed " + std::to_string(gen##Seed));                                           \
+#define SEEDED_GENERATOR(gen)                                                                      \
+  uint32_t gen##Seed = ::dlm::gputest::freshSeed();                                                \
+  SCOPED_TRACE("seed " + std::to_string(gen##Seed));                                               \
   std::mt19937 gen(gen##Seed)
 
 inline uint32_t freshSeed() {
@@ -47,7 +47,8 @@ inline uint32_t freshSeed() {
 inline Tensor randomF32(const Shape &shape, std::mt19937 &gen, float lo = -2.0f, float hi = 2.0f) {
   std::uniform_real_distribution<float> d(lo, hi);
   std::vector<float> v((size_t)rt::numelOf(shape));
-  for (float &x : v) x = d(gen);
+  for (float &x : v)
+    x = d(gen);
   return Tensor::fromVector(DType::F32, v, shape);
 }
 

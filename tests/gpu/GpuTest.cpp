@@ -143,8 +143,9 @@ TEST(CudaTransfers, AsyncSendRecvRoundTripsExactly) {
     Tensor x = randomF32({300, 257}, gen);
     // cpu -> cuda (staged, copy stream, event), a kernel on the default stream after Recv,
     // cuda -> cpu of a strided view (packed first), Recv on the CPU waits for its event only.
-    Value onGpu = runKernel("Recv", Device::CUDA,
-                            runKernel("Send", Device::CPU, Value(x), Attrs{{"to", std::string("cuda")}}));
+    Value onGpu =
+        runKernel("Recv", Device::CUDA,
+                  runKernel("Send", Device::CPU, Value(x), Attrs{{"to", std::string("cuda")}}));
     ASSERT_EQ(onGpu.tensor().device(), Device::CUDA);
     Value y = runKernel("relu", Device::CUDA, onGpu);
     Value back = runKernel("Recv", Device::CPU,
@@ -157,7 +158,8 @@ TEST(CudaTransfers, AsyncSendRecvRoundTripsExactly) {
     ASSERT_EQ(std::memcmp(got.rawData(), want.rawData(), (size_t)want.numel() * sizeof(float)), 0)
         << "round " << round;
   }
-  EXPECT_GT(rt::cuda::pinnedPool().stats().reuses, reusesBefore) << "staging buffers are not reused";
+  EXPECT_GT(rt::cuda::pinnedPool().stats().reuses, reusesBefore)
+      << "staging buffers are not reused";
 }
 
 TEST(CudaKernels, ElementwiseBroadcastingAndStrides) {
@@ -187,7 +189,8 @@ TEST(CudaKernels, Reductions) {
       }
   compare("argmax", {x}, {});
   for (int64_t axis : {0, 1, -1})
-    for (bool keep : {false, true}) compare("argmax", {x}, Attrs{{"axis", axis}, {"keepdims", keep}});
+    for (bool keep : {false, true})
+      compare("argmax", {x}, Attrs{{"axis", axis}, {"keepdims", keep}});
 }
 
 TEST(CudaKernels, SoftmaxAndCrossEntropy) {
@@ -200,15 +203,18 @@ TEST(CudaKernels, SoftmaxAndCrossEntropy) {
   }
   std::uniform_int_distribution<int64_t> label(0, 299);
   std::vector<int64_t> labels(5);
-  for (int64_t &l : labels) l = label(gen);
+  for (int64_t &l : labels)
+    l = label(gen);
   compare("cross_entropy", {x, Tensor::fromVector(DType::I64, labels)}, {});
 
   labels[3] = 300;
-  std::vector<Value> in{Value(rt::cuda::toDevice(x)), Value(rt::cuda::toDevice(Tensor::fromVector(DType::I64, labels)))};
+  std::vector<Value> in{Value(rt::cuda::toDevice(x)),
+                        Value(rt::cuda::toDevice(Tensor::fromVector(DType::I64, labels)))};
   std::vector<Value> out;
   rt::Status s = rt::callKernel(*rt::findKernel("cross_entropy", Device::CUDA), in, {}, out);
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("label 300 at row 3 is out of range for 300 classes"), std::string::npos)
+  EXPECT_NE(s.message().find("label 300 at row 3 is out of range for 300 classes"),
+            std::string::npos)
       << s.message();
 }
 
@@ -227,18 +233,23 @@ TEST(CudaKernels, GatherMatchesTheCpu) {
   Tensor x = randomF32({7, 9, 5}, gen);
   std::vector<int64_t> rows = {6, 0, -1, 3, 3, 2, 5, 1};
   Tensor perm = Tensor::fromVector(DType::I64, rows, {2, 4});
-  for (int64_t axis : {0, 1, -1}) compare("gather", {x, perm.to(DType::I32)}, Attrs{{"axis", axis}});
+  for (int64_t axis : {0, 1, -1})
+    compare("gather", {x, perm.to(DType::I32)}, Attrs{{"axis", axis}});
   compare("gather", {x.transpose(), Tensor::fromVector(DType::I64, rows)}, Attrs{{"axis", 0}});
   compare("gather", {x, Tensor::scalarI64(-2)}, Attrs{{"axis", 1}});
   // Indices on the CPU (a randperm result) work as they are; a bad one fails in the CPU's words.
   std::vector<Value> in{Value(rt::cuda::toDevice(x)), Value(perm)}, out;
-  ASSERT_TRUE(rt::callKernel(*rt::findKernel("gather", Device::CUDA), in, Attrs{{"axis", int64_t(0)}}, out).ok());
+  ASSERT_TRUE(
+      rt::callKernel(*rt::findKernel("gather", Device::CUDA), in, Attrs{{"axis", int64_t(0)}}, out)
+          .ok());
   rows[4] = 7;
   in[1] = Value(Tensor::fromVector(DType::I64, rows));
   out.clear();
-  rt::Status s = rt::callKernel(*rt::findKernel("gather", Device::CUDA), in, Attrs{{"axis", int64_t(0)}}, out);
+  rt::Status s =
+      rt::callKernel(*rt::findKernel("gather", Device::CUDA), in, Attrs{{"axis", int64_t(0)}}, out);
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("index 7 is out of range for axis 0 with size 7"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("index 7 is out of range for axis 0 with size 7"), std::string::npos)
+      << s.message();
 }
 
 TEST(CudaKernels, PhiloxMatchesTheCpuStream) {
@@ -248,7 +259,8 @@ TEST(CudaKernels, PhiloxMatchesTheCpuStream) {
   const int64_t n = 1001;
   Tensor words = Tensor::empty(DType::I32, {n}, Device::CUDA);
   rt::cuda::checkCuda(
-      dlm::cuda::launchPhiloxWords(static_cast<uint32_t *>(words.rawData()), n, key, start), "philox");
+      dlm::cuda::launchPhiloxWords(static_cast<uint32_t *>(words.rawData()), n, key, start),
+      "philox");
   Tensor h = rt::cuda::toHost(words);
   rt::RandomRange r{key, start};
   for (int64_t i = 0; i < n; ++i)

@@ -42,7 +42,8 @@ Tensor randomF32(const rt::Shape &shape, uint32_t seed) {
   std::mt19937 gen(seed);
   std::uniform_real_distribution<float> d(-0.5f, 0.5f);
   std::vector<float> v((size_t)rt::numelOf(shape));
-  for (float &x : v) x = d(gen);
+  for (float &x : v)
+    x = d(gen);
   return Tensor::fromVector(DType::F32, v, shape);
 }
 
@@ -104,7 +105,8 @@ private:
     return on(g.addNode("Recv", {{send, 0}}, 1, 0, Attrs{{"from", std::string("cpu")}}), device);
   }
   ExecNodeId transferBack(ExecNodeId value, const char *from) {
-    ExecNodeId send = on(g.addNode("Send", {{value, 0}}, 1, 0, Attrs{{"to", std::string("cpu")}}), device);
+    ExecNodeId send =
+        on(g.addNode("Send", {{value, 0}}, 1, 0, Attrs{{"to", std::string("cpu")}}), device);
     return g.addNode("Recv", {{send, 0}}, 1, 0, Attrs{{"from", std::string(from)}});
   }
 
@@ -118,7 +120,8 @@ private:
 TEST(CudaPlacement, TheLoopGraphIsRightOnTheCpu) {
   Tensor h0 = randomF32({4, 16}, 1), w = randomF32({16, 16}, 2);
   Tensor want = h0;
-  for (int i = 0; i < 7; ++i) want = rt::run("tanh", {rt::run("matmul", {want, w})});
+  for (int i = 0; i < 7; ++i)
+    want = rt::run("tanh", {rt::run("matmul", {want, w})});
   Tensor got = PlacedLoop(Device::CPU, h0, w, 7).run();
   ASSERT_EQ(want.typeString(), got.typeString());
   for (int64_t i = 0; i < want.numel(); ++i)
@@ -126,7 +129,8 @@ TEST(CudaPlacement, TheLoopGraphIsRightOnTheCpu) {
 }
 
 TEST(CudaPlacement, LoopSpanningDevicesMatchesTheCpu) {
-  if (!cuda::enableCuda()) GTEST_SKIP() << "skipped: no GPU (" << rt::cuda::discover().reason << ")";
+  if (!cuda::enableCuda())
+    GTEST_SKIP() << "skipped: no GPU (" << rt::cuda::discover().reason << ")";
   uint32_t seed = std::random_device{}();
   Tensor h0 = randomF32({4, 16}, seed), w = randomF32({16, 16}, seed + 1);
   Tensor want = PlacedLoop(Device::CPU, h0, w, 7).run();
@@ -134,7 +138,8 @@ TEST(CudaPlacement, LoopSpanningDevicesMatchesTheCpu) {
   ASSERT_EQ(got.device(), Device::CPU) << "the result comes back through Send/Recv";
   ASSERT_EQ(want.typeString(), got.typeString());
   for (int64_t i = 0; i < want.numel(); ++i)
-    ASSERT_NEAR(got.data<float>()[i], want.data<float>()[i], 1e-4) << "element " << i << " seed " << seed;
+    ASSERT_NEAR(got.data<float>()[i], want.data<float>()[i], 1e-4)
+        << "element " << i << " seed " << seed;
 }
 
 } // namespace

@@ -18,17 +18,21 @@ using namespace dlm::rt;
 namespace {
 std::vector<unsigned char> fromHex(const std::string &hex) {
   std::vector<unsigned char> out;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2) out.push_back((unsigned char)std::stoi(hex.substr(i, 2), nullptr, 16));
+  for (size_t i = 0; i + 1 < hex.size(); i += 2)
+    out.push_back((unsigned char)std::stoi(hex.substr(i, 2), nullptr, 16));
   return out;
 }
 
 Attr parseAttr(const std::string &v) {
-  if (v == "true" || v == "false") return v == "true";
+  if (v == "true" || v == "false")
+    return v == "true";
   std::vector<int64_t> xs;
   std::stringstream ss(v);
   std::string item;
-  while (std::getline(ss, item, ',')) xs.push_back(std::stoll(item));
-  if (xs.size() == 1 && v.find(',') == std::string::npos) return xs[0];
+  while (std::getline(ss, item, ','))
+    xs.push_back(std::stoll(item));
+  if (xs.size() == 1 && v.find(',') == std::string::npos)
+    return xs[0];
   return xs;
 }
 } // namespace
@@ -41,7 +45,8 @@ int main() {
     in >> op;
     Attrs attrs;
     std::vector<std::string> words;
-    while (in >> word) words.push_back(word);
+    while (in >> word)
+      words.push_back(word);
     int nin = std::stoi(words.back());
     words.pop_back();
     for (const std::string &w : words) {
@@ -58,7 +63,8 @@ int main() {
       int rank;
       h >> dt >> rank;
       Shape shape(rank);
-      for (auto &d : shape) h >> d;
+      for (auto &d : shape)
+        h >> d;
       ins.emplace_back(Tensor::fromData(*parseDType(dt), shape, fromHex(hex).data()));
     }
     std::vector<Value> outs;
@@ -69,7 +75,8 @@ int main() {
     }
     Tensor t = outs[0].tensor().contiguous();
     std::cout << "ok " << dtypeName(t.dtype()) << " " << t.rank();
-    for (int64_t d : t.shape()) std::cout << " " << d;
+    for (int64_t d : t.shape())
+      std::cout << " " << d;
     std::cout << "\n";
     const unsigned char *p = static_cast<const unsigned char *>(t.rawData());
     for (int64_t i = 0; i < t.numel() * (int64_t)t.elementSize(); ++i) {

@@ -36,11 +36,13 @@ void expectSameBytes(const Tensor &x, const Tensor &y, const std::string &what) 
 }
 
 /// Runs matmul_bias and the unfused chain on the same operands; expects the same bytes.
-void expectFusedEqualsUnfused(const Tensor &a, const Tensor &b, const Tensor &bias, const std::string &what) {
+void expectFusedEqualsUnfused(const Tensor &a, const Tensor &b, const Tensor &bias,
+                              const std::string &what) {
   for (bool relu : {false, true}) {
     Tensor fused = run("matmul_bias", {a, b, bias}, Attrs{{"relu", relu}});
     Tensor want = run("add", {run("matmul", {a, b}), bias});
-    if (relu) want = run("relu", {want});
+    if (relu)
+      want = run("relu", {want});
     expectSameBytes(fused, want, what + (relu ? " relu" : ""));
   }
 }
@@ -54,7 +56,8 @@ TEST(Linalg, MatmulBiasMatchesUnfusedOps) {
     expectFusedEqualsUnfused(a, b, normal(dt, {1, 6}), name + " row bias [1, 6]");
     expectFusedEqualsUnfused(a, b, normal(dt, {5, 6}), name + " full bias [5, 6]");
     expectFusedEqualsUnfused(a, b, normal(dt, {5, 1}), name + " column bias [5, 1]");
-    expectFusedEqualsUnfused(normal(dt, {2, 5, 7}), b, normal(dt, {6}), name + " batched [2, 5, 7]");
+    expectFusedEqualsUnfused(normal(dt, {2, 5, 7}), b, normal(dt, {6}),
+                             name + " batched [2, 5, 7]");
     // A strided bias (every other element of a row) takes the strided loop.
     Tensor wide = normal(dt, {12});
     Tensor strided = wide.view({6}, {2}, 0);
@@ -85,18 +88,22 @@ TEST(Linalg, SmallProductsIgnoreLayout) {
     Tensor h = normal(dt, {1, 32}), w = normal(dt, {32, 128}), dz = normal(dt, {1, 128});
     // dz @ w.T: a transposed view, as autodiff produces it.
     Tensor wt = w.transpose();
-    expectSameBytes(run("matmul", {dz, wt}), run("matmul", {dz, wt.contiguous()}), name + " dz @ w.T");
+    expectSameBytes(run("matmul", {dz, wt}), run("matmul", {dz, wt.contiguous()}),
+                    name + " dz @ w.T");
     // h.T @ dz accumulated into a gradient: the [32, 1] view of a [1, 32] row.
     Tensor ht = h.transpose(), acc = normal(dt, {32, 128});
     expectFusedEqualsUnfused(ht, dz, acc, name + " acc + h.T @ dz");
     expectSameBytes(run("matmul_bias", {ht, dz, acc}, Attrs{{"relu", false}}),
-                    run("add", {run("matmul", {ht.contiguous(), dz}), acc}), name + " h.T vs its copy");
+                    run("add", {run("matmul", {ht.contiguous(), dz}), acc}),
+                    name + " h.T vs its copy");
     // Every element of an outer product is the rounded product.
-    expectSameBytes(run("matmul", {ht, dz}), run("mul", {ht.contiguous(), dz}), name + " outer product");
+    expectSameBytes(run("matmul", {ht, dz}), run("mul", {ht.contiguous(), dz}),
+                    name + " outer product");
     // A strided (every other column) left operand; a 3-row product with a row bias.
     Tensor wide = normal(dt, {3, 64});
     Tensor strided = wide.view({3, 32}, {64, 2}, 0);
-    expectSameBytes(run("matmul", {strided, w}), run("matmul", {strided.contiguous(), w}), name + " strided");
+    expectSameBytes(run("matmul", {strided, w}), run("matmul", {strided.contiguous(), w}),
+                    name + " strided");
     expectFusedEqualsUnfused(strided, w, normal(dt, {128}), name + " strided, row bias");
     // Negative strides (x[::-1] views): rows reversed, columns reversed.
     Tensor rowsReversed = w.view({32, 128}, {-128, 1}, 31 * 128);
@@ -106,13 +113,15 @@ TEST(Linalg, SmallProductsIgnoreLayout) {
     expectSameBytes(run("matmul", {h, colsReversed}), run("matmul", {h, colsReversed.contiguous()}),
                     name + " columns reversed");
     expectSameBytes(run("matmul", {dz, colsReversed.transpose()}),
-                    run("matmul", {dz, colsReversed.transpose().contiguous()}), name + " reversed w.T");
+                    run("matmul", {dz, colsReversed.transpose().contiguous()}),
+                    name + " reversed w.T");
   }
 }
 
 /// matmulBiasAccumulate(a, b, acc) over a copy of acc: true, acc's own buffer (no new one)
 /// holding the bytes of matmul_bias into a fresh output.
-void expectAccumulatesInPlace(const Tensor &a, const Tensor &b, const Tensor &acc, const std::string &what) {
+void expectAccumulatesInPlace(const Tensor &a, const Tensor &b, const Tensor &acc,
+                              const std::string &what) {
   for (bool relu : {false, true}) {
     Tensor want = run("matmul_bias", {a, b, acc}, Attrs{{"relu", relu}});
     Tensor into = acc.clone();
@@ -139,7 +148,8 @@ TEST(Linalg, MatmulBiasAccumulateForms) {
     std::string name = dt == DType::F32 ? "f32" : "f64";
     // The LSTM's weight gradients: acc [32, 128] + h.T @ dz, h.T a [32, 1] view of a row.
     Tensor h = normal(dt, {1, 32}), x = normal(dt, {1, 8}), dz = normal(dt, {1, 128});
-    expectAccumulatesInPlace(h.transpose(), dz, normal(dt, {32, 128}), name + " [32, 1] x [1, 128]");
+    expectAccumulatesInPlace(h.transpose(), dz, normal(dt, {32, 128}),
+                             name + " [32, 1] x [1, 128]");
     expectAccumulatesInPlace(x.transpose(), dz, normal(dt, {8, 128}), name + " [8, 1] x [1, 128]");
     // 1-3 rows with k around the lane count; b's rows contiguous, odd column counts.
     for (int64_t m : {1, 2, 3})
@@ -147,13 +157,14 @@ TEST(Linalg, MatmulBiasAccumulateForms) {
         for (int64_t n : {1, 5, 8, 37}) {
           std::string shape = name + " [" + std::to_string(m) + ", " + std::to_string(k) + "] x [" +
                               std::to_string(k) + ", " + std::to_string(n) + "]";
-          expectAccumulatesInPlace(normal(dt, {m, k}), normal(dt, {k, n}), normal(dt, {m, n}), shape);
+          expectAccumulatesInPlace(normal(dt, {m, k}), normal(dt, {k, n}), normal(dt, {m, n}),
+                                   shape);
           // x @ w.T (b's columns contiguous) and a strided left operand.
-          expectAccumulatesInPlace(normal(dt, {m, k}), normal(dt, {n, k}).transpose(), normal(dt, {m, n}),
-                                   shape + " b transposed");
+          expectAccumulatesInPlace(normal(dt, {m, k}), normal(dt, {n, k}).transpose(),
+                                   normal(dt, {m, n}), shape + " b transposed");
           Tensor wide = normal(dt, {m, 2 * k});
-          expectAccumulatesInPlace(wide.view({m, k}, {2 * k, 2}, 0), normal(dt, {k, n}), normal(dt, {m, n}),
-                                   shape + " a strided");
+          expectAccumulatesInPlace(wide.view({m, k}, {2 * k, 2}, 0), normal(dt, {k, n}),
+                                   normal(dt, {m, n}), shape + " a strided");
         }
   }
 }
@@ -169,9 +180,12 @@ TEST(Linalg, MatmulBiasAccumulateRefuses) {
   expectRefused(a, b, normal(DType::F32, {1, 6}), "a row addend [1, 6] (broadcast)");
   expectRefused(a, b, normal(DType::F64, {2, 6}), "an f64 addend");
   expectRefused(normal(DType::F32, {5, 8}), b, normal(DType::F32, {5, 6}), "5 rows (OpenBLAS)");
-  expectRefused(normal(DType::F32, {2, 8, 8}), b, normal(DType::F32, {2, 8, 6}), "a batched product");
-  Tensor ia = run("cast", {a}, Attrs{{"dtype", DType::I64}}), ib = run("cast", {b}, Attrs{{"dtype", DType::I64}});
-  expectRefused(ia, ib, run("cast", {normal(DType::F32, {2, 6})}, Attrs{{"dtype", DType::I64}}), "integers");
+  expectRefused(normal(DType::F32, {2, 8, 8}), b, normal(DType::F32, {2, 8, 6}),
+                "a batched product");
+  Tensor ia = run("cast", {a}, Attrs{{"dtype", DType::I64}}),
+         ib = run("cast", {b}, Attrs{{"dtype", DType::I64}});
+  expectRefused(ia, ib, run("cast", {normal(DType::F32, {2, 6})}, Attrs{{"dtype", DType::I64}}),
+                "integers");
 }
 
 /// isSoleOwner: a second handle or a view of the buffer (a stack entry, a slice) makes the

@@ -31,13 +31,15 @@ Tensor randomF64(const Shape &shape, double lo, double hi, uint32_t seed) {
   std::mt19937 g(seed);
   std::uniform_real_distribution<double> u(lo, hi);
   Tensor t = Tensor::empty(DType::F64, shape);
-  for (int64_t i = 0; i < t.numel(); ++i) t.data<double>()[i] = u(g);
+  for (int64_t i = 0; i < t.numel(); ++i)
+    t.data<double>()[i] = u(g);
   return t;
 }
 
 /// [NaN, -2, -0.0, 0.5, +inf, -inf, 3] in `dt`, then its relu as PyTorch computes it.
 Tensor reluInput(DType dt) {
-  return Tensor::fromVector<double>(DType::F64, {NAN, -2.0, -0.0, 0.5, INFINITY, -INFINITY, 3.0}).to(dt);
+  return Tensor::fromVector<double>(DType::F64, {NAN, -2.0, -0.0, 0.5, INFINITY, -INFINITY, 3.0})
+      .to(dt);
 }
 const std::vector<double> kReluWant = {NAN, 0.0, -0.0, 0.5, INFINITY, 0.0, 3.0};
 
@@ -64,8 +66,9 @@ TEST(NanRules, ReluKeepsNanAndNegativeZero) {
     copyInto(view, x);
     expectElements(run("relu", {view}), kReluWant, "relu of a view");
     // relu_grad(x, g): 0 where x <= 0, else g (NaN passes g).
-    expectElements(run("relu_grad", {x, Tensor::fromVector<double>(DType::F64, {1, 2, 3, 4, 5, 6, 7}).to(dt)}),
-                   {1, 0, 0, 4, 5, 0, 7}, "relu_grad");
+    expectElements(
+        run("relu_grad", {x, Tensor::fromVector<double>(DType::F64, {1, 2, 3, 4, 5, 6, 7}).to(dt)}),
+        {1, 0, 0, 4, 5, 0, 7}, "relu_grad");
   }
 }
 
@@ -77,14 +80,16 @@ void checkFusedRelu(int64_t m, int64_t k, int64_t n, bool columnBias, DType dt) 
   b[1] = NAN;
   b[2] = -2.0 * (double)k;
   Tensor bias = Tensor::fromVector<double>(DType::F64, b).to(dt);
-  if (columnBias) bias = bias.reshape({m, 1});
+  if (columnBias)
+    bias = bias.reshape({m, 1});
   Attrs relu;
   relu.set("relu", true);
   Tensor a = run("add", {Tensor::zeros(dt, {m, k}), Tensor::scalarF64(1.0)});
   Tensor w = run("add", {Tensor::zeros(dt, {k, n}), Tensor::scalarF64(1.0)});
   Tensor out = run("matmul_bias", {a, w, bias}, relu);
   std::string what = "matmul_bias relu [" + std::to_string(m) + ", " + std::to_string(k) + "] x [" +
-                     std::to_string(k) + ", " + std::to_string(n) + (columnBias ? "] column bias" : "] row bias");
+                     std::to_string(k) + ", " + std::to_string(n) +
+                     (columnBias ? "] column bias" : "] row bias");
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
       int64_t at = columnBias ? i : j;
@@ -92,14 +97,15 @@ void checkFusedRelu(int64_t m, int64_t k, int64_t n, bool columnBias, DType dt) 
       if (at == 1)
         EXPECT_TRUE(std::isnan(g)) << what << " at " << i << ", " << j;
       else
-        EXPECT_TRUE(sameBits(g, at == 2 ? 0.0 : (double)k)) << what << " at " << i << ", " << j << ": " << g;
+        EXPECT_TRUE(sameBits(g, at == 2 ? 0.0 : (double)k))
+            << what << " at " << i << ", " << j << ": " << g;
     }
 }
 
 TEST(NanRules, MatmulBiasReluKeepsNan) {
   for (DType dt : {DType::F32, DType::F64}) {
-    checkFusedRelu(2, 8, 16, false, dt);  // small product: vector epilogue
-    checkFusedRelu(1, 3, 5, false, dt);   // small product: scalar epilogue
+    checkFusedRelu(2, 8, 16, false, dt);   // small product: vector epilogue
+    checkFusedRelu(1, 3, 5, false, dt);    // small product: scalar epilogue
     checkFusedRelu(64, 64, 16, false, dt); // OpenBLAS, then the row bias
     checkFusedRelu(64, 64, 16, true, dt);  // OpenBLAS, then the strided (column) bias
   }
@@ -108,9 +114,11 @@ TEST(NanRules, MatmulBiasReluKeepsNan) {
 TEST(NanRules, LogsumexpOfARowWithNanIsNan) {
   Attrs last;
   last.set("axes", std::vector<int64_t>{1}).set("keepdims", false);
-  Tensor x = Tensor::fromVector<double>(DType::F64, {NAN, INFINITY, NAN, -INFINITY, 1.0, NAN, 1.0, 2.0}, {4, 2});
+  Tensor x = Tensor::fromVector<double>(
+      DType::F64, {NAN, INFINITY, NAN, -INFINITY, 1.0, NAN, 1.0, 2.0}, {4, 2});
   Tensor l = run("logsumexp", {x}, last);
-  for (int64_t i = 0; i < 3; ++i) EXPECT_TRUE(std::isnan(l.getF64({i}))) << "row " << i;
+  for (int64_t i = 0; i < 3; ++i)
+    EXPECT_TRUE(std::isnan(l.getF64({i}))) << "row " << i;
   EXPECT_NEAR(l.getF64({3}), 2.0 + std::log1p(std::exp(-1.0)), 1e-15);
   EXPECT_TRUE(std::isnan(run("logsumexp", {Tensor::fromVector<double>(DType::F64, {NAN})}).item()));
 }
@@ -130,7 +138,8 @@ TEST(Rounding, NormIsAnUnfusedFrontToBackSum) {
       double sq = v * v; // rounded, then added
       s += sq;
     }
-    EXPECT_TRUE(sameBits(n.getF64({r}), std::sqrt(s))) << "row " << r << ": " << n.getF64({r}) << " vs " << std::sqrt(s);
+    EXPECT_TRUE(sameBits(n.getF64({r}), std::sqrt(s)))
+        << "row " << r << ": " << n.getF64({r}) << " vs " << std::sqrt(s);
   }
 }
 

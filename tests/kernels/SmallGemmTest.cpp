@@ -15,8 +15,8 @@
 //    matmul_bias kernels' use of it is checked in LinalgTest.cpp.
 //
 //===----------------------------------------------------------------------===//
-#include "kernels/cpu/CpuKernels.h"
 #include "kernels/cpu/SmallGemm.h"
+#include "kernels/cpu/CpuKernels.h"
 
 #include <cblas.h>
 #include <gtest/gtest.h>
@@ -48,63 +48,90 @@ const Layout kLayouts[] = {Layout::RowMajor,   Layout::ColMajor, Layout::PaddedR
 
 const char *layoutName(Layout l) {
   switch (l) {
-  case Layout::RowMajor: return "row-major";
-  case Layout::ColMajor: return "column-major";
-  case Layout::PaddedRows: return "padded rows";
-  case Layout::PaddedCols: return "padded columns";
-  case Layout::Strided: return "strided rows";
-  case Layout::StridedCols: return "strided columns";
+  case Layout::RowMajor:
+    return "row-major";
+  case Layout::ColMajor:
+    return "column-major";
+  case Layout::PaddedRows:
+    return "padded rows";
+  case Layout::PaddedCols:
+    return "padded columns";
+  case Layout::Strided:
+    return "strided rows";
+  case Layout::StridedCols:
+    return "strided columns";
   }
   return "?";
 }
 
 /// `values` (row-major rows x cols) stored in layout `l`.
-template <typename T> Stored<T> store(const std::vector<T> &values, int64_t rows, int64_t cols, Layout l) {
+template <typename T>
+Stored<T> store(const std::vector<T> &values, int64_t rows, int64_t cols, Layout l) {
   Stored<T> s;
   switch (l) {
-  case Layout::RowMajor: s.rs = cols, s.cs = 1; break;
-  case Layout::ColMajor: s.rs = 1, s.cs = rows; break;
-  case Layout::PaddedRows: s.rs = cols + 3, s.cs = 1; break;
-  case Layout::PaddedCols: s.rs = 1, s.cs = rows + 2; break;
-  case Layout::Strided: s.rs = 2 * cols + 1, s.cs = 2; break;
-  case Layout::StridedCols: s.rs = 3, s.cs = 3 * rows + 1; break;
+  case Layout::RowMajor:
+    s.rs = cols, s.cs = 1;
+    break;
+  case Layout::ColMajor:
+    s.rs = 1, s.cs = rows;
+    break;
+  case Layout::PaddedRows:
+    s.rs = cols + 3, s.cs = 1;
+    break;
+  case Layout::PaddedCols:
+    s.rs = 1, s.cs = rows + 2;
+    break;
+  case Layout::Strided:
+    s.rs = 2 * cols + 1, s.cs = 2;
+    break;
+  case Layout::StridedCols:
+    s.rs = 3, s.cs = 3 * rows + 1;
+    break;
   }
   int64_t size = rows && cols ? (rows - 1) * s.rs + (cols - 1) * s.cs + 1 : 0;
   s.buf.assign(size, std::numeric_limits<T>::quiet_NaN());
   for (int64_t r = 0; r < rows; ++r)
-    for (int64_t c = 0; c < cols; ++c) s.buf[r * s.rs + c * s.cs] = values[r * cols + c];
+    for (int64_t c = 0; c < cols; ++c)
+      s.buf[r * s.rs + c * s.cs] = values[r * cols + c];
   return s;
 }
 
 /// The documented order (SmallGemm.h), written out for one element of row-major A and B.
 template <typename T>
-T orderedElement(const std::vector<T> &a, const std::vector<T> &b, int64_t n, int64_t k, int64_t i, int64_t j) {
+T orderedElement(const std::vector<T> &a, const std::vector<T> &b, int64_t n, int64_t k, int64_t i,
+                 int64_t j) {
   constexpr int L = 8; // the documented lane count, f32 and f64
-  if (k == 0) return T(0);
+  if (k == 0)
+    return T(0);
   T lane[L];
-  for (int l = 0; l < L; ++l) lane[l] = T(-0.0);
+  for (int l = 0; l < L; ++l)
+    lane[l] = T(-0.0);
   for (int64_t p = 0; p < k; ++p) {
     volatile T product = a[i * k + p] * b[p * n + j]; // (rounded: never contracted into an FMA)
     lane[p % L] = lane[p % L] + product;
   }
   for (int h = L / 2; h >= 1; h /= 2)
-    for (int l = 0; l < h; ++l) lane[l] = lane[l] + lane[l + h];
+    for (int l = 0; l < h; ++l)
+      lane[l] = lane[l] + lane[l + h];
   return lane[0];
 }
 
 template <typename T> std::vector<T> randomValues(std::mt19937 &rng, int64_t count) {
   std::normal_distribution<double> normal;
   std::vector<T> v(count);
-  for (T &x : v) x = (T)normal(rng);
+  for (T &x : v)
+    x = (T)normal(rng);
   // Zeros of both signs and an exact -0 product at the start, where k = 1 keeps them.
-  if (count > 2) v[0] = T(-0.0), v[count / 2] = T(0);
+  if (count > 2)
+    v[0] = T(-0.0), v[count / 2] = T(0);
   return v;
 }
 
 template <typename T> std::string dtypeName() { return sizeof(T) == 4 ? "f32" : "f64"; }
 
 /// Runs smallGemm on every layout pair (and an addend with relu) for one shape and checks it.
-template <typename T> void checkShape(std::mt19937 &rng, int64_t m, int64_t n, int64_t k, bool allLayouts) {
+template <typename T>
+void checkShape(std::mt19937 &rng, int64_t m, int64_t n, int64_t k, bool allLayouts) {
   constexpr int L = 8; // the documented lane count, f32 and f64
   std::vector<T> a = randomValues<T>(rng, m * k), b = randomValues<T>(rng, k * n);
   std::vector<T> want(m * n), blas(m * n, T(7));
@@ -123,14 +150,17 @@ template <typename T> void checkShape(std::mt19937 &rng, int64_t m, int64_t n, i
       mags[i * n + j] = (double)mag;
       double bound = lanesFactor * u * (double)mag;
       ASSERT_LE(std::fabs((double)((long double)want[i * n + j] - exact)), bound)
-          << dtypeName<T>() << " [" << m << ", " << k << "] x [" << k << ", " << n << "] element " << i << ", " << j;
+          << dtypeName<T>() << " [" << m << ", " << k << "] x [" << k << ", " << n << "] element "
+          << i << ", " << j;
     }
   if constexpr (sizeof(T) == 4)
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a.data(), std::max<int64_t>(1, k),
-                b.data(), std::max<int64_t>(1, n), 0.0f, blas.data(), std::max<int64_t>(1, n));
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a.data(),
+                std::max<int64_t>(1, k), b.data(), std::max<int64_t>(1, n), 0.0f, blas.data(),
+                std::max<int64_t>(1, n));
   else
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, a.data(), std::max<int64_t>(1, k),
-                b.data(), std::max<int64_t>(1, n), 0.0, blas.data(), std::max<int64_t>(1, n));
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, a.data(),
+                std::max<int64_t>(1, k), b.data(), std::max<int64_t>(1, n), 0.0, blas.data(),
+                std::max<int64_t>(1, n));
 
   std::vector<std::pair<Layout, Layout>> pairs;
   for (Layout la : kLayouts)
@@ -138,12 +168,13 @@ template <typename T> void checkShape(std::mt19937 &rng, int64_t m, int64_t n, i
       if (allLayouts || ((la == Layout::RowMajor || la == Layout::ColMajor) &&
                          (lb == Layout::RowMajor || lb == Layout::ColMajor)))
         pairs.push_back({la, lb});
-  if (!allLayouts) pairs.push_back({Layout::Strided, Layout::PaddedCols});
+  if (!allLayouts)
+    pairs.push_back({Layout::Strided, Layout::PaddedCols});
 
   for (auto [la, lb] : pairs) {
-    std::string what = dtypeName<T>() + " [" + std::to_string(m) + ", " + std::to_string(k) + "] (" +
-                       layoutName(la) + ") x [" + std::to_string(k) + ", " + std::to_string(n) + "] (" +
-                       layoutName(lb) + ")";
+    std::string what = dtypeName<T>() + " [" + std::to_string(m) + ", " + std::to_string(k) +
+                       "] (" + layoutName(la) + ") x [" + std::to_string(k) + ", " +
+                       std::to_string(n) + "] (" + layoutName(lb) + ")";
     Stored<T> sa = store(a, m, k, la), sb = store(b, k, n, lb);
     int64_t ldc = n + 1;
     std::vector<T> c(m * ldc, T(99));
@@ -152,7 +183,8 @@ template <typename T> void checkShape(std::mt19937 &rng, int64_t m, int64_t n, i
       for (int64_t j = 0; j < n; ++j) {
         T got = c[i * ldc + j], w = want[i * n + j];
         ASSERT_EQ(std::memcmp(&got, &w, sizeof(T)), 0)
-            << what << " element " << i << ", " << j << ": " << got << " vs the documented order's " << w;
+            << what << " element " << i << ", " << j << ": " << got << " vs the documented order's "
+            << w;
         double tol = (lanesFactor + (double)(k + 2)) * u * mags[i * n + j];
         ASSERT_LE(std::fabs((double)got - (double)blas[i * n + j]), tol)
             << what << " element " << i << ", " << j << " against OpenBLAS";
@@ -169,7 +201,8 @@ template <typename T> void checkShape(std::mt19937 &rng, int64_t m, int64_t n, i
     const char *name;
     T at(int64_t i, int64_t j) const { return ref.p[i * ref.rs + j * ref.cs]; }
   };
-  for (Addend add : {Addend{{bias.data(), 0, 1}, "row addend"}, Addend{fullStored.ref(), "full addend"}})
+  for (Addend add :
+       {Addend{{bias.data(), 0, 1}, "row addend"}, Addend{fullStored.ref(), "full addend"}})
     for (bool relu : {false, true}) {
       Stored<T> sa = store(a, m, k, Layout::RowMajor), sb = store(b, k, n, Layout::ColMajor);
       std::vector<T> c(m * n);
@@ -177,10 +210,11 @@ template <typename T> void checkShape(std::mt19937 &rng, int64_t m, int64_t n, i
       for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < n; ++j) {
           T w = want[i * n + j] + add.at(i, j);
-          if (relu) w = w < 0 ? T(0) : w; // as torch.relu: NaN and -0.0 pass
+          if (relu)
+            w = w < 0 ? T(0) : w; // as torch.relu: NaN and -0.0 pass
           ASSERT_EQ(std::memcmp(&c[i * n + j], &w, sizeof(T)), 0)
-              << dtypeName<T>() << " " << add.name << (relu ? " relu" : "") << " [" << m << ", " << k
-              << "] x [" << k << ", " << n << "] element " << i << ", " << j;
+              << dtypeName<T>() << " " << add.name << (relu ? " relu" : "") << " [" << m << ", "
+              << k << "] x [" << k << ", " << n << "] element " << i << ", " << j;
         }
     }
 }
@@ -196,10 +230,12 @@ template <typename T> void checkShapes() {
     for (int64_t n : ns)
       for (int64_t k : ks) {
         // (The kernel computes any size; gemm() and matmul send it only smallGemmFits ones.)
-        if (m * n * k > cpu::kSmallGemmMaxWork) continue;
+        if (m * n * k > cpu::kSmallGemmMaxWork)
+          continue;
         bool all = m <= 3 && n <= L + 1 && k <= 2 * L;
         checkShape<T>(rng, m, n, k, all);
-        if (::testing::Test::HasFatalFailure()) return;
+        if (::testing::Test::HasFatalFailure())
+          return;
         ++checked;
       }
   EXPECT_GT(checked, 300);
@@ -222,20 +258,24 @@ template <typename T> void checkBlasEntry() {
         int64_t lda = (ta ? m : k) + 2, ldb = (tb ? k : n) + 2, ldc = n + 1;
         std::vector<T> sa((ta ? k : m) * lda, T(NAN)), sb((tb ? n : k) * ldb, T(NAN));
         for (int64_t i = 0; i < m; ++i)
-          for (int64_t p = 0; p < k; ++p) (ta ? sa[p * lda + i] : sa[i * lda + p]) = a[i * k + p];
+          for (int64_t p = 0; p < k; ++p)
+            (ta ? sa[p * lda + i] : sa[i * lda + p]) = a[i * k + p];
         for (int64_t p = 0; p < k; ++p)
-          for (int64_t j = 0; j < n; ++j) (tb ? sb[j * ldb + p] : sb[p * ldb + j]) = b[p * n + j];
+          for (int64_t j = 0; j < n; ++j)
+            (tb ? sb[j * ldb + p] : sb[p * ldb + j]) = b[p * n + j];
         std::vector<T> c(m * ldc, T(NAN));
         for (int64_t i = 0; i < m; ++i)
-          for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = beta == T(1) ? c0[i * n + j] : T(NAN);
+          for (int64_t j = 0; j < n; ++j)
+            c[i * ldc + j] = beta == T(1) ? c0[i * n + j] : T(NAN);
         cpu::gemm(ta, tb, m, n, k, sa.data(), lda, sb.data(), ldb, beta, c.data(), ldc);
         for (int64_t i = 0; i < m; ++i)
           for (int64_t j = 0; j < n; ++j) {
             T w = orderedElement(a, b, n, k, i, j);
-            if (beta == T(1)) w = w + c0[i * n + j];
+            if (beta == T(1))
+              w = w + c0[i * n + j];
             ASSERT_EQ(std::memcmp(&c[i * ldc + j], &w, sizeof(T)), 0)
-                << dtypeName<T>() << " transA " << ta << " transB " << tb << " beta " << beta << " element "
-                << i << ", " << j;
+                << dtypeName<T>() << " transA " << ta << " transB " << tb << " beta " << beta
+                << " element " << i << ", " << j;
           }
       }
 }

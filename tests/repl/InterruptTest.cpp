@@ -5,8 +5,8 @@
 // a loop that would otherwise run for hours with the error "interrupted".
 //
 //===----------------------------------------------------------------------===//
-#include "runtime/CApi.h"
 #include "runtime/Interrupt.h"
+#include "runtime/CApi.h"
 #include "tests/executor/ExecBuilders.h"
 
 #include <gtest/gtest.h>
@@ -91,10 +91,10 @@ TEST_F(InterruptTest, SecondSigintBeforeTheFirstIsSeenExits130) {
 /// for i in range(n): s += i — with n = 10^7 several seconds of work (so that a missing check
 /// fails the test rather than hang it), stopped within one iteration of the request.
 std::vector<ExecPort> longLoop(ExecGraph &g, int64_t n) {
-  return buildCountedLoop(g, 0, "loop", 2, n, {out(constI64(g, 0))},
-                          [](ExecGraph &g, const LoopBody &b) {
-                            return std::vector<ExecPort>{out(op(g, "add", {b.vars[1], b.vars[0]}, b.frame))};
-                          });
+  return buildCountedLoop(
+      g, 0, "loop", 2, n, {out(constI64(g, 0))}, [](ExecGraph &g, const LoopBody &b) {
+        return std::vector<ExecPort>{out(op(g, "add", {b.vars[1], b.vars[0]}, b.frame))};
+      });
 }
 
 RunResult runLong(int threads, int64_t n = 10000000) {

@@ -31,7 +31,8 @@ std::optional<std::string> variableAtExec(const std::string &name) {
   for (size_t at = 0; at < all.size(); at = all.find('\0', at) + 1) {
     if (all.compare(at, prefix.size(), prefix) == 0)
       return all.substr(at + prefix.size(), all.find('\0', at) - at - prefix.size());
-    if (all.find('\0', at) == std::string::npos) break;
+    if (all.find('\0', at) == std::string::npos)
+      break;
   }
   return std::nullopt;
 }

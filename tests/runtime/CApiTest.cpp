@@ -6,8 +6,8 @@
 #include <cmath>
 #include <cstring>
 #include <initializer_list>
-#include <vector>
 #include <unistd.h>
+#include <vector>
 
 namespace {
 
@@ -31,7 +31,8 @@ TEST(CApi, CreateCallRelease) {
   // A float scalar does not widen an f32 tensor.
   EXPECT_EQ(dlm_tensor_dtype(out), DLM_F32);
   const float *o = static_cast<const float *>(dlm_tensor_data(out));
-  for (int i = 0; i < 6; ++i) EXPECT_EQ(o[i], data[i] * 0.5f);
+  for (int i = 0; i < 6; ++i)
+    EXPECT_EQ(o[i], data[i] * 0.5f);
   dlm_tensor_release(out);
   dlm_tensor_release(s);
   dlm_tensor_release(a);
@@ -42,7 +43,8 @@ TEST(CApi, CreateCallRelease) {
 TEST(CApi, SliceViewMatchesTheKernel) {
   int64_t shape[2] = {4, 6};
   float data[24];
-  for (int i = 0; i < 24; ++i) data[i] = (float)i;
+  for (int i = 0; i < 24; ++i)
+    data[i] = (float)i;
   dlm_tensor *a = dlm_tensor_from_data(DLM_F32, 2, shape, data);
   int32_t transpose = dlm_kernel_id("transpose");
   dlm_tensor *t = nullptr; // [6, 4], strides [1, 6]
@@ -56,7 +58,8 @@ TEST(CApi, SliceViewMatchesTheKernel) {
   dlm_attrs_set_ints(attrs, "end", end, 2);
   dlm_attrs_set_ints(attrs, "step", step, 2);
   dlm_tensor *k = nullptr;
-  ASSERT_EQ(dlm_kernel_call(dlm_kernel_id("slice"), &t, 1, attrs, &k, 1, nullptr), 0) << dlm_last_error();
+  ASSERT_EQ(dlm_kernel_call(dlm_kernel_id("slice"), &t, 1, attrs, &k, 1, nullptr), 0)
+      << dlm_last_error();
   ASSERT_EQ(dlm_tensor_rank(v), 2);
   for (int d = 0; d < 2; ++d) {
     EXPECT_EQ(dlm_tensor_shape(v)[d], dlm_tensor_shape(k)[d]);
@@ -69,7 +72,8 @@ TEST(CApi, SliceViewMatchesTheKernel) {
   EXPECT_NE(std::strstr(dlm_last_error(), "out of bounds"), nullptr);
   EXPECT_EQ(dlm_tensor_slice(t, 1, start, size), nullptr);
   dlm_attrs_free(attrs);
-  for (dlm_tensor *x : {k, v, t, a}) dlm_tensor_release(x);
+  for (dlm_tensor *x : {k, v, t, a})
+    dlm_tensor_release(x);
 }
 
 // dlm_tensor_slice_grad gives the bytes of the slice_grad kernel, also for a gradient that is a
@@ -78,7 +82,8 @@ TEST(CApi, SliceGradMatchesTheKernel) {
   int64_t shape[2] = {2, 3};
   float data[6] = {1, 2, 3, 4, 5, 6};
   dlm_tensor *a = dlm_tensor_from_data(DLM_F32, 2, shape, data), *g = nullptr;
-  ASSERT_EQ(dlm_kernel_call(dlm_kernel_id("transpose"), &a, 1, nullptr, &g, 1, nullptr), 0); // [3, 2]
+  ASSERT_EQ(dlm_kernel_call(dlm_kernel_id("transpose"), &a, 1, nullptr, &g, 1, nullptr),
+            0); // [3, 2]
   dlm_attrs *attrs = dlm_attrs_new();
   int64_t input[2] = {4, 5}, begin[2] = {1, 2}, end[2] = {4, 4}, step[2] = {1, 1};
   dlm_attrs_set_ints(attrs, "input_shape", input, 2);
@@ -87,14 +92,16 @@ TEST(CApi, SliceGradMatchesTheKernel) {
   dlm_attrs_set_ints(attrs, "step", step, 2);
   dlm_tensor *k = nullptr, *d = dlm_tensor_slice_grad(g, attrs, 2, input, begin);
   ASSERT_NE(d, nullptr) << dlm_last_error();
-  ASSERT_EQ(dlm_kernel_call(dlm_kernel_id("slice_grad"), &g, 1, attrs, &k, 1, nullptr), 0) << dlm_last_error();
+  ASSERT_EQ(dlm_kernel_call(dlm_kernel_id("slice_grad"), &g, 1, attrs, &k, 1, nullptr), 0)
+      << dlm_last_error();
   ASSERT_EQ(dlm_tensor_numel(d), 20);
   EXPECT_EQ(std::memcmp(dlm_tensor_data(d), dlm_tensor_data(k), 20 * sizeof(float)), 0);
   EXPECT_EQ(static_cast<const float *>(dlm_tensor_data(d))[1 * 5 + 3], 4.0f); // g[0, 1] = a[1, 0]
   int64_t late[2] = {2, 2};
   EXPECT_EQ(dlm_tensor_slice_grad(g, attrs, 2, input, late), nullptr);
   dlm_attrs_free(attrs);
-  for (dlm_tensor *x : {k, d, g, a}) dlm_tensor_release(x);
+  for (dlm_tensor *x : {k, d, g, a})
+    dlm_tensor_release(x);
 }
 
 // dlm_stack_top / dlm_stack_pop (generated code's direct calls) read what the kernels read, and
@@ -102,21 +109,26 @@ TEST(CApi, SliceGradMatchesTheKernel) {
 TEST(CApi, StackReadsMatchTheKernels) {
   int64_t entry[2] = {1, 3};
   float a[3] = {1, 2, 3}, b[3] = {4, 5, 6};
-  dlm_tensor *x = dlm_tensor_from_data(DLM_F32, 2, entry, a), *y = dlm_tensor_from_data(DLM_F32, 2, entry, b);
+  dlm_tensor *x = dlm_tensor_from_data(DLM_F32, 2, entry, a),
+             *y = dlm_tensor_from_data(DLM_F32, 2, entry, b);
   dlm_attrs *attrs = dlm_attrs_new();
   dlm_attrs_set_int(attrs, "rank", 2);
   dlm_tensor *s0 = nullptr, *s1 = nullptr, *s2 = nullptr;
-  ASSERT_EQ(dlm_kernel_call(dlm_kernel_id("stack_new"), nullptr, 0, attrs, &s0, 1, nullptr), 0) << dlm_last_error();
+  ASSERT_EQ(dlm_kernel_call(dlm_kernel_id("stack_new"), nullptr, 0, attrs, &s0, 1, nullptr), 0)
+      << dlm_last_error();
   dlm_tensor *push1[2] = {s0, x}, *push2[2] = {nullptr, y};
   int32_t push = dlm_kernel_id("stack_push");
   ASSERT_EQ(dlm_kernel_call(push, push1, 2, nullptr, &s1, 1, nullptr), 0) << dlm_last_error();
   push2[0] = s1;
   ASSERT_EQ(dlm_kernel_call(push, push2, 2, nullptr, &s2, 1, nullptr), 0) << dlm_last_error();
-  dlm_tensor *top = dlm_stack_top(s2), *pop = dlm_stack_pop(s2), *kernelTop = nullptr, *kernelPop = nullptr;
+  dlm_tensor *top = dlm_stack_top(s2), *pop = dlm_stack_pop(s2), *kernelTop = nullptr,
+             *kernelPop = nullptr;
   ASSERT_NE(top, nullptr);
   ASSERT_NE(pop, nullptr);
-  ASSERT_EQ(dlm_kernel_call(dlm_kernel_id("stack_top"), &s2, 1, nullptr, &kernelTop, 1, nullptr), 0);
-  ASSERT_EQ(dlm_kernel_call(dlm_kernel_id("stack_pop"), &s2, 1, nullptr, &kernelPop, 1, nullptr), 0);
+  ASSERT_EQ(dlm_kernel_call(dlm_kernel_id("stack_top"), &s2, 1, nullptr, &kernelTop, 1, nullptr),
+            0);
+  ASSERT_EQ(dlm_kernel_call(dlm_kernel_id("stack_pop"), &s2, 1, nullptr, &kernelPop, 1, nullptr),
+            0);
   ASSERT_EQ(dlm_tensor_rank(top), 2);
   EXPECT_EQ(dlm_tensor_shape(top)[1], 3);
   EXPECT_EQ(dlm_tensor_data(top), dlm_tensor_data(kernelTop));
@@ -132,7 +144,8 @@ TEST(CApi, StackReadsMatchTheKernels) {
   EXPECT_EQ(dlm_stack_pop(s0), nullptr);
   EXPECT_STREQ(dlm_last_error(), "stack_pop: the stack is empty");
   dlm_attrs_free(attrs);
-  for (dlm_tensor *t : {popTop, kernelPop, kernelTop, pop, top, s2, s1, s0, y, x}) dlm_tensor_release(t);
+  for (dlm_tensor *t : {popTop, kernelPop, kernelTop, pop, top, s2, s1, s0, y, x})
+    dlm_tensor_release(t);
 }
 
 TEST(CApi, ErrorsAreReportedNotThrown) {
@@ -179,10 +192,13 @@ TEST(CApi, AttrsAndRefcounts) {
 bool onlyReference(dlm_tensor *t) { return dlm_tensor_output_like(t, dlm_tensor_dtype(t), t) == t; }
 
 /// The `kernel`'s one output for operands `ins` (through the generic call), for comparisons.
-dlm_tensor *viaKernel(const char *kernel, std::initializer_list<dlm_tensor *> ins, dlm_attrs *attrs = nullptr) {
+dlm_tensor *viaKernel(const char *kernel, std::initializer_list<dlm_tensor *> ins,
+                      dlm_attrs *attrs = nullptr) {
   dlm_tensor *out = nullptr;
   std::vector<dlm_tensor *> v(ins);
-  EXPECT_EQ(dlm_kernel_call(dlm_kernel_id(kernel), v.data(), (int32_t)v.size(), attrs, &out, 1, nullptr), 0)
+  EXPECT_EQ(
+      dlm_kernel_call(dlm_kernel_id(kernel), v.data(), (int32_t)v.size(), attrs, &out, 1, nullptr),
+      0)
       << dlm_last_error();
   return out;
 }
@@ -193,7 +209,8 @@ dlm_tensor *viaKernel(const char *kernel, std::initializer_list<dlm_tensor *> in
 TEST(CApi, KernelRunBorrowsItsOperands) {
   int64_t s1[2] = {2, 3}, s2[2] = {3, 2};
   float a[6] = {1, 2, 3, 4, 5, 6};
-  dlm_tensor *x = dlm_tensor_from_data(DLM_F32, 2, s1, a), *y = dlm_tensor_from_data(DLM_F32, 2, s2, a);
+  dlm_tensor *x = dlm_tensor_from_data(DLM_F32, 2, s1, a),
+             *y = dlm_tensor_from_data(DLM_F32, 2, s2, a);
   dlm_tensor *ins[2] = {x, y};
   dlm_tensor *run = dlm_kernel_run(dlm_kernel_id("matmul"), ins, 2, nullptr);
   ASSERT_NE(run, nullptr) << dlm_last_error();
@@ -205,7 +222,8 @@ TEST(CApi, KernelRunBorrowsItsOperands) {
   EXPECT_TRUE(onlyReference(run));
   dlm_tensor *bad[2] = {x, x};
   EXPECT_EQ(dlm_kernel_run(dlm_kernel_id("matmul"), bad, 2, nullptr), nullptr);
-  EXPECT_NE(std::strstr(dlm_last_error(), "cannot multiply f32[2, 3] by f32[2, 3]"), nullptr) << dlm_last_error();
+  EXPECT_NE(std::strstr(dlm_last_error(), "cannot multiply f32[2, 3] by f32[2, 3]"), nullptr)
+      << dlm_last_error();
   EXPECT_TRUE(onlyReference(x));
   dlm_tensor *n = dlm_tensor_scalar_i64(7);
   EXPECT_EQ(dlm_kernel_run(dlm_kernel_id("seed"), &n, 1, nullptr), nullptr);
@@ -213,7 +231,8 @@ TEST(CApi, KernelRunBorrowsItsOperands) {
   dlm_tensor *missing[2] = {x, nullptr};
   EXPECT_EQ(dlm_kernel_run(dlm_kernel_id("add"), missing, 2, nullptr), nullptr);
   EXPECT_STREQ(dlm_last_error(), "'add': null tensor operand");
-  for (dlm_tensor *t : {n, call, run, y, x}) dlm_tensor_release(t);
+  for (dlm_tensor *t : {n, call, run, y, x})
+    dlm_tensor_release(t);
 }
 
 // The direct views (transpose, index with an int, reshape) are the kernels' views; an index out
@@ -221,7 +240,8 @@ TEST(CApi, KernelRunBorrowsItsOperands) {
 TEST(CApi, DirectViewsMatchTheKernels) {
   int64_t shape[3] = {2, 3, 4};
   float data[24];
-  for (int i = 0; i < 24; ++i) data[i] = (float)i;
+  for (int i = 0; i < 24; ++i)
+    data[i] = (float)i;
   dlm_tensor *x = dlm_tensor_from_data(DLM_F32, 3, shape, data);
   auto sameView = [](dlm_tensor *a, dlm_tensor *b) {
     ASSERT_NE(a, nullptr) << dlm_last_error();
@@ -260,16 +280,19 @@ TEST(CApi, DirectViewsMatchTheKernels) {
   dlm_tensor *rt = dlm_tensor_reshape(t, 2, target); // a permuted view: reshaped as a copy
   ASSERT_NE(rt, nullptr);
   EXPECT_EQ(static_cast<const float *>(dlm_tensor_data(rt))[1], 4.0f);
-  for (dlm_tensor *v : {rt, rk, r, selk, sel, i, tk, t}) dlm_tensor_release(v);
+  for (dlm_tensor *v : {rt, rk, r, selk, sel, i, tk, t})
+    dlm_tensor_release(v);
   EXPECT_TRUE(onlyReference(x)); // (the views gone, nothing else holds x or its memory)
   dlm_tensor_release(x);
-  for (dlm_attrs *a : {tattrs, iattrs, rattrs}) dlm_attrs_free(a);
+  for (dlm_attrs *a : {tattrs, iattrs, rattrs})
+    dlm_attrs_free(a);
 }
 
 TEST(CApi, StackPushMatchesTheKernel) {
   int64_t entry[2] = {1, 3};
   float a[3] = {1, 2, 3}, b[3] = {4, 5, 6};
-  dlm_tensor *x = dlm_tensor_from_data(DLM_F32, 2, entry, a), *y = dlm_tensor_from_data(DLM_F32, 2, entry, b);
+  dlm_tensor *x = dlm_tensor_from_data(DLM_F32, 2, entry, a),
+             *y = dlm_tensor_from_data(DLM_F32, 2, entry, b);
   dlm_attrs *attrs = dlm_attrs_new();
   dlm_attrs_set_int(attrs, "rank", 2);
   dlm_tensor *s0 = viaKernel("stack_new", {}, attrs);
@@ -285,7 +308,8 @@ TEST(CApi, StackPushMatchesTheKernel) {
   EXPECT_EQ(dlm_stack_push(s2, s2), nullptr);
   EXPECT_STREQ(dlm_last_error(), "stack_push: a stack of rank 3 cannot hold f32[2, 1, 3]");
   dlm_attrs_free(attrs);
-  for (dlm_tensor *t : {ktop, top, k2, s2, s1, s0, y, x}) dlm_tensor_release(t);
+  for (dlm_tensor *t : {ktop, top, k2, s2, s1, s0, y, x})
+    dlm_tensor_release(t);
 }
 
 // sum_to that only drops leading axes of size 1 is a copy with the kernel's exact values: its
@@ -296,7 +320,8 @@ TEST(CApi, SumToCopyHasTheKernelsBits) {
   dlm_tensor *x = dlm_tensor_from_data(DLM_F32, 2, shape, data);
   dlm_attrs *attrs = dlm_attrs_new();
   dlm_attrs_set_ints(attrs, "shape", target, 1);
-  dlm_tensor *direct = dlm_tensor_sum_to(x, 1, target, attrs), *kernel = viaKernel("sum_to", {x}, attrs);
+  dlm_tensor *direct = dlm_tensor_sum_to(x, 1, target, attrs),
+             *kernel = viaKernel("sum_to", {x}, attrs);
   ASSERT_NE(direct, nullptr) << dlm_last_error();
   ASSERT_EQ(dlm_tensor_rank(direct), 1);
   EXPECT_EQ(dlm_tensor_shape(direct)[0], 4);
@@ -304,9 +329,11 @@ TEST(CApi, SumToCopyHasTheKernelsBits) {
   EXPECT_FALSE(std::signbit(static_cast<const float *>(dlm_tensor_data(direct))[0]));
   int64_t wrong[1] = {3};
   EXPECT_EQ(dlm_tensor_sum_to(x, 1, wrong, attrs), nullptr);
-  EXPECT_NE(std::strstr(dlm_last_error(), "cannot sum f32[1, 4] down to shape [3]"), nullptr) << dlm_last_error();
+  EXPECT_NE(std::strstr(dlm_last_error(), "cannot sum f32[1, 4] down to shape [3]"), nullptr)
+      << dlm_last_error();
   dlm_attrs_free(attrs);
-  for (dlm_tensor *t : {kernel, direct, x}) dlm_tensor_release(t);
+  for (dlm_tensor *t : {kernel, direct, x})
+    dlm_tensor_release(t);
 }
 
 TEST(CApi, TooFewOutputSlotsIsAnError) {
@@ -346,7 +373,8 @@ TEST(CApi, StringOperandsAndListAttrs) {
   dlm_attrs_set_dtypes(attrs, "dtypes", dtypes, 1);
   dlm_attrs_set_shapes(attrs, "shapes", dims, ranks, 1);
   dlm_tensor *out = nullptr;
-  ASSERT_EQ(dlm_kernel_call_values(dlm_kernel_id("load"), ins, 1, attrs, &out, 1, &nout), 0) << dlm_last_error();
+  ASSERT_EQ(dlm_kernel_call_values(dlm_kernel_id("load"), ins, 1, attrs, &out, 1, &nout), 0)
+      << dlm_last_error();
   EXPECT_EQ(static_cast<const double *>(dlm_tensor_data(out))[2], 3.0);
   dlm_tensor_release(out);
   dtypes[0] = DLM_F32;

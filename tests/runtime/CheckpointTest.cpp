@@ -45,7 +45,8 @@ std::vector<Tensor> sample() {
 }
 
 bool sameTensor(const Tensor &x, const Tensor &y) {
-  if (x.dtype() != y.dtype() || x.shape() != y.shape()) return false;
+  if (x.dtype() != y.dtype() || x.shape() != y.shape())
+    return false;
   Tensor a = x.contiguous(), b = y.contiguous();
   return std::memcmp(a.rawData(), b.rawData(), a.numel() * a.elementSize()) == 0;
 }
@@ -64,7 +65,8 @@ void expectLoadError(const std::string &path, const std::string &needle) {
 std::string rawFile(const std::string &json, const std::string &data) {
   std::string out(8, '\0');
   uint64_t n = json.size();
-  for (int i = 0; i < 8; ++i) out[i] = (char)(n >> (8 * i));
+  for (int i = 0; i < 8; ++i)
+    out[i] = (char)(n >> (8 * i));
   return out + json + data;
 }
 
@@ -74,7 +76,8 @@ TEST(Checkpoint, RoundTripEveryDType) {
   saveCheckpoint(path, ts);
   auto back = loadCheckpoint(path);
   ASSERT_EQ(back.size(), ts.size());
-  for (size_t i = 0; i < ts.size(); ++i) EXPECT_TRUE(sameTensor(ts[i], back[i])) << i;
+  for (size_t i = 0; i < ts.size(); ++i)
+    EXPECT_TRUE(sameTensor(ts[i], back[i])) << i;
 }
 
 TEST(Checkpoint, NonContiguousInputsAreSavedByValue) {
@@ -93,10 +96,12 @@ TEST(Checkpoint, HeaderIsAlignedSafetensorsJson) {
   saveCheckpoint(path, ts);
   std::string bytes = readFile(path);
   uint64_t n = 0;
-  for (int i = 7; i >= 0; --i) n = (n << 8) | (unsigned char)bytes[i];
+  for (int i = 7; i >= 0; --i)
+    n = (n << 8) | (unsigned char)bytes[i];
   EXPECT_EQ((8 + n) % 8, 0u);
   std::string json = bytes.substr(8, n);
-  EXPECT_NE(json.find("\"0\":{\"dtype\":\"F32\",\"shape\":[2,3],\"data_offsets\":[0,24]}"), std::string::npos);
+  EXPECT_NE(json.find("\"0\":{\"dtype\":\"F32\",\"shape\":[2,3],\"data_offsets\":[0,24]}"),
+            std::string::npos);
   EXPECT_NE(json.find("\"crc32\":\""), std::string::npos);
 }
 
@@ -113,7 +118,8 @@ TEST(Checkpoint, ExpectedTypesAreChecked) {
     loadCheckpoint(path, wrongDType);
     FAIL();
   } catch (const Error &e) {
-    EXPECT_NE(std::string(e.what()).find("tensor 0 has dtype f32 but the program expects f64"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("tensor 0 has dtype f32 but the program expects f64"),
+              std::string::npos)
         << e.what();
   }
   CheckpointSpec wrongShape = ok;
@@ -130,7 +136,8 @@ TEST(Checkpoint, TruncatedAnywhere) {
   auto ts = sample();
   saveCheckpoint(path, ts);
   std::string bytes = readFile(path);
-  for (size_t cut : {size_t(0), size_t(5), size_t(8), size_t(20), bytes.size() / 2, bytes.size() - 1}) {
+  for (size_t cut :
+       {size_t(0), size_t(5), size_t(8), size_t(20), bytes.size() / 2, bytes.size() - 1}) {
     std::string p = tempPath("cut.safetensors");
     writeFile(p, bytes.substr(0, cut));
     EXPECT_THROW(loadCheckpoint(p), Error) << "cut at " << cut;
@@ -151,7 +158,8 @@ TEST(Checkpoint, BitFlipInDataFailsTheChecksum) {
 
 TEST(Checkpoint, EverySingleBitFlipIsCaughtOrHarmless) {
   std::string path = tempPath("fuzz.safetensors");
-  std::vector<Tensor> ts = {Tensor::fromVector<float>(DType::F32, {1.5f, -2.0f}), Tensor::scalarI64(7)};
+  std::vector<Tensor> ts = {Tensor::fromVector<float>(DType::F32, {1.5f, -2.0f}),
+                            Tensor::scalarI64(7)};
   saveCheckpoint(path, ts);
   std::string bytes = readFile(path);
   int caught = 0;
@@ -186,25 +194,33 @@ TEST(Checkpoint, OversizedHeaderIsRejectedBeforeAllocating) {
 
 TEST(Checkpoint, HostileHeaders) {
   std::string path = tempPath("hostile.safetensors");
-  auto expectFor = [&](const std::string &json, const std::string &data, const std::string &needle) {
+  auto expectFor = [&](const std::string &json, const std::string &data,
+                       const std::string &needle) {
     writeFile(path, rawFile(json, data));
     expectLoadError(path, needle);
   };
   std::string eight(8, '\0');
-  expectFor(R"({"0":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"1":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
-            eight, "overlap");
+  expectFor(
+      R"({"0":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"1":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
+      eight, "overlap");
   expectFor(R"({"0":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})", eight, "truncated");
   expectFor(R"({"0":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})", eight, "does not fit");
-  expectFor(R"({"0":{"dtype":"BF16","shape":[4],"data_offsets":[0,8]}})", eight, "unsupported dtype 'BF16'");
-  expectFor(R"({"1":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", eight, "tensor '0' is missing");
-  expectFor(R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", eight, "unexpected tensor name 'w'");
+  expectFor(R"({"0":{"dtype":"BF16","shape":[4],"data_offsets":[0,8]}})", eight,
+            "unsupported dtype 'BF16'");
+  expectFor(R"({"1":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", eight,
+            "tensor '0' is missing");
+  expectFor(R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", eight,
+            "unexpected tensor name 'w'");
   expectFor(R"({"0":{"dtype":"F32","shape":[2],"data_offsets":[8,0]}})", eight, "backwards");
-  expectFor(R"({"0":{"dtype":"F32","shape":[4294967296,4294967296],"data_offsets":[0,8]}})", eight, "");
+  expectFor(R"({"0":{"dtype":"F32","shape":[4294967296,4294967296],"data_offsets":[0,8]}})", eight,
+            "");
   expectFor(R"({"0":{"dtype":"F32","shape":[2],"data_offsets":[0,8]})", eight, "malformed header");
   expectFor(std::string(100, '['), eight, "malformed header");
-  expectFor(R"({"__metadata__":{"crc32":"00000000"},"0":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})",
-            eight.substr(0, 7) + "\x01", "checksum mismatch");
-  expectFor(R"({"0":{"dtype":"BOOL","shape":[1],"data_offsets":[0,1]}})", "\x07", "neither 0 nor 1");
+  expectFor(
+      R"({"__metadata__":{"crc32":"00000000"},"0":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})",
+      eight.substr(0, 7) + "\x01", "checksum mismatch");
+  expectFor(R"({"0":{"dtype":"BOOL","shape":[1],"data_offsets":[0,1]}})", "\x07",
+            "neither 0 nor 1");
 }
 
 TEST(Checkpoint, FilesWithoutChecksumStillLoad) {
@@ -233,7 +249,8 @@ TEST(Checkpoint, KillDuringSaveKeepsThePreviousFile) {
     if (child == 0) {
       for (int64_t i = 1;; ++i) {
         Tensor t = Tensor::empty(DType::F32, {4 << 20});
-        for (int64_t k = 0; k < t.numel(); ++k) t.data<float>()[k] = (float)i;
+        for (int64_t k = 0; k < t.numel(); ++k)
+          t.data<float>()[k] = (float)i;
         std::vector<Tensor> ts = {t, Tensor::scalarI64(i)};
         saveCheckpoint(path, ts);
       }
@@ -248,7 +265,8 @@ TEST(Checkpoint, KillDuringSaveKeepsThePreviousFile) {
     // Whole and self-consistent: every element equals the counter saved with it.
     float want = (float)back[1].itemI64();
     const float *p = back[0].data<float>();
-    for (int64_t k = 0; k < back[0].numel(); k += 4093) ASSERT_EQ(p[k], want);
+    for (int64_t k = 0; k < back[0].numel(); k += 4093)
+      ASSERT_EQ(p[k], want);
   }
 }
 
@@ -256,10 +274,12 @@ TEST(Checkpoint, SaveAndLoadKernels) {
   std::string path = tempPath("kernel.safetensors");
   auto ts = sample();
   std::vector<Value> ins = {Value(path)};
-  for (auto &t : ts) ins.emplace_back(t);
+  for (auto &t : ts)
+    ins.emplace_back(t);
   runAll("save", ins);
   Attrs attrs;
-  attrs.set("dtypes", std::vector<DType>{DType::F32, DType::I64, DType::Bool, DType::F64, DType::I32});
+  attrs.set("dtypes",
+            std::vector<DType>{DType::F32, DType::I64, DType::Bool, DType::F64, DType::I32});
   attrs.set("shapes", std::vector<std::vector<int64_t>>{{2, kDynamicDim}, {2}, {3}, {}, {0, 4}});
   auto outs = runAll("load", {Value(path)}, attrs);
   ASSERT_EQ(outs.size(), 5u);

@@ -20,14 +20,17 @@ int main(int argc, char **argv) {
   }
   try {
     if (std::strcmp(argv[1], "save") == 0) {
-      Tensor a = Tensor::fromVector<float>(DType::F32, {0.5f, -1.25f, 3.0f, 1e-3f, 7.0f, 8.0f}, {2, 3});
-      std::vector<Tensor> ts = {a.transpose(), Tensor::fromVector<int64_t>(DType::I64, {-7, 1LL << 40}),
-                                Tensor::fromVector<int>(DType::Bool, {1, 0}), Tensor::scalarF64(0.1),
-                                Tensor::fromVector<int32_t>(DType::I32, {1, 2, 3})};
+      Tensor a =
+          Tensor::fromVector<float>(DType::F32, {0.5f, -1.25f, 3.0f, 1e-3f, 7.0f, 8.0f}, {2, 3});
+      std::vector<Tensor> ts = {
+          a.transpose(), Tensor::fromVector<int64_t>(DType::I64, {-7, 1LL << 40}),
+          Tensor::fromVector<int>(DType::Bool, {1, 0}), Tensor::scalarF64(0.1),
+          Tensor::fromVector<int32_t>(DType::I32, {1, 2, 3})};
       saveCheckpoint(argv[2], ts);
       return 0;
     }
-    for (const Tensor &t : loadCheckpoint(argv[2])) std::cout << formatTensor(t) << "\n";
+    for (const Tensor &t : loadCheckpoint(argv[2]))
+      std::cout << formatTensor(t) << "\n";
     return 0;
   } catch (const Error &e) {
     std::cout << "error: " << e.what() << "\n";

@@ -33,7 +33,8 @@ void writeGz(const std::string &path, const std::string &bytes) {
 
 std::string idx(int type, std::vector<uint32_t> dims, const std::string &data) {
   std::string s = {0, 0, (char)type, (char)dims.size()};
-  for (uint32_t d : dims) s += {(char)(d >> 24), (char)(d >> 16), (char)(d >> 8), (char)d};
+  for (uint32_t d : dims)
+    s += {(char)(d >> 24), (char)(d >> 16), (char)(d >> 8), (char)d};
   return s + data;
 }
 
@@ -90,8 +91,10 @@ TEST(FashionMnist, TestSplitHasTheDocumentedForm) {
   EXPECT_EQ(lo, 0.0f);
   EXPECT_EQ(hi, 1.0f);
   std::vector<int> counts(10, 0);
-  for (int64_t i = 0; i < y.numel(); ++i) counts[y.data<int64_t>()[i]]++;
-  for (int c : counts) EXPECT_EQ(c, 1000); // the test split is balanced
+  for (int64_t i = 0; i < y.numel(); ++i)
+    counts[y.data<int64_t>()[i]]++;
+  for (int c : counts)
+    EXPECT_EQ(c, 1000); // the test split is balanced
 }
 
 TEST(FashionMnist, MissingDatasetNamesThePackage) {

@@ -18,7 +18,8 @@ using namespace dlm::rt;
 namespace {
 std::vector<unsigned char> fromHex(const std::string &hex) {
   std::vector<unsigned char> out;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2) out.push_back((unsigned char)std::stoi(hex.substr(i, 2), nullptr, 16));
+  for (size_t i = 0; i + 1 < hex.size(); i += 2)
+    out.push_back((unsigned char)std::stoi(hex.substr(i, 2), nullptr, 16));
   return out;
 }
 } // namespace
@@ -45,7 +46,8 @@ int main() {
     int rank;
     in >> rank;
     Shape shape(rank);
-    for (auto &d : shape) in >> d;
+    for (auto &d : shape)
+      in >> d;
     Tensor t = Tensor::fromData(*dt, shape, bytes.data());
     std::cout << formatTensor(t) << "\n\x1e\n";
   }

@@ -18,7 +18,8 @@ namespace {
 Tensor iota(DType dt, Shape shape) {
   Tensor t = Tensor::empty(dt, shape);
   dispatchDType(dt, [&]<typename T>() {
-    for (int64_t i = 0; i < t.numel(); ++i) t.data<T>()[i] = (T)i;
+    for (int64_t i = 0; i < t.numel(); ++i)
+      t.data<T>()[i] = (T)i;
   });
   return t;
 }
@@ -53,7 +54,8 @@ TEST(Tensor, TransposeIsAViewAndContiguousCopies) {
   EXPECT_TRUE(c.isContiguous());
   EXPECT_NE(c.buffer(), t.buffer());
   const double expect[] = {0, 3, 1, 4, 2, 5};
-  for (int i = 0; i < 6; ++i) EXPECT_EQ(c.data<double>()[i], expect[i]);
+  for (int i = 0; i < 6; ++i)
+    EXPECT_EQ(c.data<double>()[i], expect[i]);
 }
 
 TEST(Tensor, BroadcastViewHasZeroStrides) {
@@ -128,7 +130,8 @@ TEST(Tensor, ReusedTensorsAndBuffersStartClean) {
     EXPECT_EQ(t.buffer()->claimedBytes(), 120u);
     EXPECT_EQ(reinterpret_cast<uintptr_t>(t.rawData()) % 64, 0u);
     EXPECT_EQ(memoryStats().liveBytes, before + 120);
-    for (int64_t i = 0; i < 15; ++i) t.data<int64_t>()[i] = i;
+    for (int64_t i = 0; i < 15; ++i)
+      t.data<int64_t>()[i] = i;
     Tensor u = Tensor::zeros(DType::F32, {3});
     EXPECT_EQ(u.data<float>()[2], 0.0f);
     EXPECT_EQ(t.data<int64_t>()[14], 14);
@@ -153,24 +156,33 @@ template <typename F> std::string errorOf(F &&f) {
 
 TEST(Tensor, ShapeErrorsSayWhatIsWrong) {
   EXPECT_EQ(errorOf([] { numelOf({2, -3}); }), "negative dimension -3 in shape [2, -3]");
-  EXPECT_EQ(errorOf([] { numelOf({1LL << 40, 1LL << 40}); }),
+  EXPECT_EQ(errorOf([] {
+              numelOf({1LL << 40, 1LL << 40});
+            }),
             "shape [1099511627776, 1099511627776] has too many elements");
   EXPECT_EQ(numelOf({0, 1LL << 40, 1LL << 40}), 0) << "after an empty dim nothing overflows";
   EXPECT_NE(errorOf([] { numelOf({1LL << 40, 1LL << 40, 0}); }), "") << "dims multiply in order";
   EXPECT_EQ(numelOf({}), 1);
   Tensor t = iota(DType::F32, {2, 3});
   EXPECT_EQ(errorOf([&] { t.reshape({4, -1}); }), "cannot reshape f32[2, 3] to [4, -1]");
-  EXPECT_EQ(errorOf([&] { t.reshape({-1, -1}); }),
+  EXPECT_EQ(errorOf([&] {
+              t.reshape({-1, -1});
+            }),
             "reshape: only one dimension can be -1 in [-1, -1]");
-  EXPECT_EQ(errorOf([&] { t.transpose({0}); }),
-            "transpose: permutation [0] does not match rank 2");
-  EXPECT_EQ(errorOf([&] { t.transpose({1, -1}); }),
+  EXPECT_EQ(errorOf([&] { t.transpose({0}); }), "transpose: permutation [0] does not match rank 2");
+  EXPECT_EQ(errorOf([&] {
+              t.transpose({1, -1});
+            }),
             "transpose: repeated axis in permutation [1, -1]");
   EXPECT_EQ(errorOf([&] { t.transpose({0, 2}); }), "transpose axis 2 is out of range for rank 2");
-  EXPECT_EQ(errorOf([&] { t.broadcastTo({4, 3, 2}); }),
+  EXPECT_EQ(errorOf([&] {
+              t.broadcastTo({4, 3, 2});
+            }),
             "cannot broadcast f32[2, 3] to shape [4, 3, 2]");
   EXPECT_EQ(errorOf([&] { t.item(); }), "expected a single value, got f32[2, 3]");
-  EXPECT_EQ(errorOf([] { Tensor::fromVector<float>(DType::F32, {1, 2}, {3}); }),
+  EXPECT_EQ(errorOf([] {
+              Tensor::fromVector<float>(DType::F32, {1, 2}, {3});
+            }),
             "fromVector: 2 values for shape [3]");
 }
 
@@ -206,7 +218,8 @@ TEST(Tensor, HighRankViewsAndCopies) {
   ones[0] = 2;
   Tensor t = iota(DType::F32, ones);
   std::vector<int64_t> perm(70);
-  for (int64_t i = 0; i < 70; ++i) perm[i] = 69 - i;
+  for (int64_t i = 0; i < 70; ++i)
+    perm[i] = 69 - i;
   EXPECT_EQ(t.transpose(perm).shape(), t.transpose().shape());
   EXPECT_EQ(t.transpose(perm).dim(69), 2);
   perm[5] = 69;
@@ -221,7 +234,8 @@ TEST(Tensor, HighRankViewsAndCopies) {
   for (int64_t n = 0; n < c.numel(); ++n) { // every element, by multi-index
     Shape rev(idx.rbegin(), idx.rend());
     ASSERT_EQ(c.getF64(idx), x.getF64(rev)) << n;
-    for (int64_t d = 9; d >= 0 && ++idx[d] == c.dim(d); --d) idx[d] = 0;
+    for (int64_t d = 9; d >= 0 && ++idx[d] == c.dim(d); --d)
+      idx[d] = 0;
   }
 }
 
@@ -241,7 +255,8 @@ TEST(Tensor, ConcurrentDropsFreeEachBufferOnce) {
         EXPECT_EQ(again.numel(), 16);
       });
     shared = Tensor();
-    for (auto &th : threads) th.join();
+    for (auto &th : threads)
+      th.join();
   }
   EXPECT_EQ(memoryStats().liveBytes, before);
 }
@@ -299,8 +314,10 @@ TEST(Random, SeedRepeats) {
   fillNormal(b);
   EXPECT_EQ(std::memcmp(a.rawData(), b.rawData(), 4000), 0);
   double mean = 0, var = 0;
-  for (int i = 0; i < 1000; ++i) mean += a.data<float>()[i] / 1000.0;
-  for (int i = 0; i < 1000; ++i) var += std::pow(a.data<float>()[i] - mean, 2) / 1000.0;
+  for (int i = 0; i < 1000; ++i)
+    mean += a.data<float>()[i] / 1000.0;
+  for (int i = 0; i < 1000; ++i)
+    var += std::pow(a.data<float>()[i] - mean, 2) / 1000.0;
   EXPECT_NEAR(mean, 0.0, 0.15);
   EXPECT_NEAR(var, 1.0, 0.15);
   for (int i = 0; i < 7; ++i) {

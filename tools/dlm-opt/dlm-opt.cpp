@@ -103,7 +103,8 @@ int parseArgs(int argc, char **argv, Options &opts) {
       }
     } else if (arg.consume_front("--device=")) {
       if (arg != "cpu" && arg != "cuda" && arg != "fake") {
-        llvm::errs() << "dlm-opt: error: unknown device '" << arg << "' (expected cpu, cuda or fake)\n";
+        llvm::errs() << "dlm-opt: error: unknown device '" << arg
+                     << "' (expected cpu, cuda or fake)\n";
         return 2;
       }
       opts.device = arg.str();
@@ -150,8 +151,9 @@ std::optional<unsigned> readInput(DiagnosticEngine &diag, const std::string &pat
 std::optional<ValueRef> parseOutput(DiagnosticEngine &diag, const Graph &g, llvm::StringRef text) {
   llvm::StringRef rest = text;
   unsigned node = 0, port = 0;
-  bool ok = rest.consume_front("%") && !rest.consumeInteger(10, node) &&
-            (rest.empty() || (rest.consume_front("#") && !rest.consumeInteger(10, port) && rest.empty()));
+  bool ok =
+      rest.consume_front("%") && !rest.consumeInteger(10, node) &&
+      (rest.empty() || (rest.consume_front("#") && !rest.consumeInteger(10, port) && rest.empty()));
   if (!ok) {
     diag.error("--outputs: '" + text + "' is not a value (%N or %N#K)");
     return std::nullopt;

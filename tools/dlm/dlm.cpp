@@ -2,8 +2,8 @@
 //
 // `dlm run [options] FILE.dlm [args...]` compiles a script and runs it (the JIT by default,
 // `--engine=graph` for the graph executor); arguments after FILE go to the program. `dlm`
-// alone (or `dlm repl`) starts the REPL (repl/, docs/repl.md). Exit status: 0 ok, 1 error in the program, 2 bad command line,
-// 70 compiler crash; a program that runs returns its own status.
+// alone (or `dlm repl`) starts the REPL (repl/, docs/repl.md). Exit status: 0 ok, 1 error in the
+// program, 2 bad command line, 70 compiler crash; a program that runs returns its own status.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/driver/Driver.h"
@@ -22,10 +22,13 @@ static void printHelp(llvm::raw_ostream &os) {
      << "  --engine=jit|graph      execute with the JIT (default) or the graph executor\n"
      << "  --no-cache              compile with LLVM even when the object cache has the program\n";
   printCommonOptionsHelp(os);
-  os << "\nOBJECT CACHE: the JIT keeps each program's compiled code on disk, so an unchanged program\n"
-     << "runs again without LLVM compiling it. Directory: $DLM_CACHE_DIR, else $XDG_CACHE_HOME/dlm,\n"
+  os << "\nOBJECT CACHE: the JIT keeps each program's compiled code on disk, so an unchanged "
+        "program\n"
+     << "runs again without LLVM compiling it. Directory: $DLM_CACHE_DIR, else "
+        "$XDG_CACHE_HOME/dlm,\n"
      << "else $HOME/.cache/dlm; DLM_CACHE_DIR= (empty) turns it off. At most $DLM_CACHE_MAX_SIZE\n"
-     << "(bytes, or with a K, M or G suffix; default 256M), least recently used entries removed first.\n"
+     << "(bytes, or with a K, M or G suffix; default 256M), least recently used entries removed "
+        "first.\n"
      << "A directory or entry another user owns or could write is not used (a warning says so).\n"
      << "--time-passes says whether a run hit it.\n"
      << "\nEXIT STATUS: 0 ok, 1 error in the program, 2 bad command line, 70 internal error\n";
@@ -99,10 +102,12 @@ int main(int argc, char **argv) {
     return ExitSuccess;
   }
   if (command.ends_with(".dlm"))
-    return usageError("dlm", "unknown command '" + command + "'; to run the file: dlm run " + command);
+    return usageError("dlm",
+                      "unknown command '" + command + "'; to run the file: dlm run " + command);
   if (command != "run")
-    return usageError("dlm", "unknown " + llvm::StringRef(isOption(command) ? "option" : "command") +
-                                 " '" + command + "' (expected 'run', '--help' or '--version')");
+    return usageError("dlm", "unknown " +
+                                 llvm::StringRef(isOption(command) ? "option" : "command") + " '" +
+                                 command + "' (expected 'run', '--help' or '--version')");
   CompilerOptions options;
   options.exitWhenDone = true;
   RunOptions run;

@@ -45,7 +45,8 @@ static std::optional<int> setEmit(llvm::StringRef name, CompilerOptions &options
     std::string known;
     for (const EmitKindInfo &kind : getEmitKinds())
       known += (known.empty() ? "" : ", ") + kind.name.str();
-    return usageError("dlmc", "unknown --emit kind '" + name + "' (expected one of: " + known + ")");
+    return usageError("dlmc",
+                      "unknown --emit kind '" + name + "' (expected one of: " + known + ")");
   }
   if (!info->print) {
     llvm::errs() << "dlmc: error: --emit=" << name << " is not available in this build yet\n";
@@ -57,8 +58,8 @@ static std::optional<int> setEmit(llvm::StringRef name, CompilerOptions &options
 
 /// What dlmc writes besides --emit output: nothing, an object file or an executable.
 struct OutputOptions {
-  std::string path; ///< -o
-  bool objectOnly = false; ///< -c / --emit=obj
+  std::string path;               ///< -o
+  bool objectOnly = false;        ///< -c / --emit=obj
   std::string aotCpu = "generic"; ///< --aot-cpu
 };
 
@@ -94,7 +95,8 @@ static std::optional<int> parseArgs(int argc, char **argv, CompilerOptions &opti
     }
     if (arg.consume_front("--aot-cpu=")) {
       if (arg != "generic" && arg != "native")
-        return usageError("dlmc", "unknown --aot-cpu '" + arg + "' (expected 'generic' or 'native')");
+        return usageError("dlmc",
+                          "unknown --aot-cpu '" + arg + "' (expected 'generic' or 'native')");
       output.aotCpu = arg.str();
       continue;
     }
@@ -116,7 +118,8 @@ static std::optional<int> parseArgs(int argc, char **argv, CompilerOptions &opti
     if (isOption(arg))
       return usageError("dlmc", "unknown option '" + arg + "'");
     if (haveInput)
-      return usageError("dlmc", "more than one input file ('" + options.input + "' and '" + arg + "')");
+      return usageError("dlmc",
+                        "more than one input file ('" + options.input + "' and '" + arg + "')");
     options.input = arg.str();
     haveInput = true;
   }
@@ -129,7 +132,8 @@ static std::optional<int> parseArgs(int argc, char **argv, CompilerOptions &opti
 static std::string outputFile(const CompilerOptions &options, const OutputOptions &output) {
   if (!output.path.empty() || !output.objectOnly)
     return output.path;
-  llvm::SmallString<128> stem(llvm::sys::path::filename(options.input == "-" ? "stdin.dlm" : options.input));
+  llvm::SmallString<128> stem(
+      llvm::sys::path::filename(options.input == "-" ? "stdin.dlm" : options.input));
   llvm::sys::path::replace_extension(stem, "o");
   return stem.str().str();
 }
@@ -154,7 +158,8 @@ int main(int argc, char **argv) {
   if (std::optional<int> status = parseArgs(argc, argv, options, output))
     return *status;
   if (options.emit != EmitKind::None && (output.objectOnly || !output.path.empty()))
-    return usageError("dlmc", "--emit=KIND prints to standard output; it cannot be combined with -o or -c");
+    return usageError("dlmc",
+                      "--emit=KIND prints to standard output; it cannot be combined with -o or -c");
   if (!output.objectOnly && output.path.empty())
     return compileAndThen("dlmc", options);
   // Executables link the CPU runtime only (docs/cuda.md): auto means the CPU for them.
@@ -166,11 +171,13 @@ int main(int argc, char **argv) {
   // `dlmc prog.dlm -o prog.dlm` would replace the program with the executable.
   std::string path = outputFile(options, output);
   if (options.input != "-" && llvm::sys::fs::equivalent(options.input, path))
-    return usageError("dlmc", "the output file '" + path + "' is the input file; writing it would destroy the program");
+    return usageError("dlmc", "the output file '" + path +
+                                  "' is the input file; writing it would destroy the program");
   // A missing folder would only show up as the linker's "cannot open output file" after compiling.
   llvm::StringRef folder = llvm::sys::path::parent_path(path);
   if (!folder.empty() && !llvm::sys::fs::is_directory(folder))
     return usageError("dlmc", "cannot write '" + path + "': there is no folder '" + folder + "'");
-  return compileAndThen("dlmc", options,
-                        [&](Compilation &compilation) { return writeOutput(compilation, output, argv[0]); });
+  return compileAndThen("dlmc", options, [&](Compilation &compilation) {
+    return writeOutput(compilation, output, argv[0]);
+  });
 }

@@ -47,7 +47,9 @@ int main(int argc, char **argv) {
     return 1;
   SemaOptions options;
   options.stdlibDir = findStdlibDir(argv[0]);
-  options.parseFile = [&](llvm::StringRef p, llvm::SMRange loc) { return parseFile(diags, p, loc); };
+  options.parseFile = [&](llvm::StringRef p, llvm::SMRange loc) {
+    return parseFile(diags, p, loc);
+  };
   std::unique_ptr<ssa::Program> program = analyze(*module, diags, options);
   if (!program || diags.hasErrors())
     return 1;

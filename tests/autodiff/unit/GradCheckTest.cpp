@@ -33,11 +33,11 @@ struct Input {
 };
 
 struct Case {
-  std::string op;   ///< the registry op this case checks
+  std::string op; ///< the registry op this case checks
   std::vector<Input> inputs;
   std::string body; ///< the op applied to the inputs
   std::string cShape;
-  int order = 1;    ///< 2: the check runs on a gradient of the body
+  int order = 1; ///< 2: the check runs on a gradient of the body
   double eps = 1e-6;
   double tol = 1e-6;
   std::string prelude = ""; ///< lines at the start of f (e.g. seed for dropout)
@@ -79,9 +79,10 @@ std::vector<Case> cases() {
   c.push_back({"where", {mat("a", "3, 4"), mat("b", "4")}, "where(a > 0.0, a * 2.0, b)", "3, 4"});
   c.push_back({"clip",
                {mat("a", "6"), {"lo", "-0.4", "0.7"}, {"hi", "0.5", "-0.3"}},
-               "clip(a * 2.0, lo, hi)", "6"});
-  c.push_back({"cast", {mat("a", "3, 4")}, "(a * 3.0).astype(f32).astype(f64)", "3, 4", 1, 1e-2,
-               1e-4});
+               "clip(a * 2.0, lo, hi)",
+               "6"});
+  c.push_back(
+      {"cast", {mat("a", "3, 4")}, "(a * 3.0).astype(f32).astype(f64)", "3, 4", 1, 1e-2, 1e-4});
   c.push_back({"sum", {mat("a", "3, 4")}, "sum(a, axis=1)", "3"});
   c.push_back({"sum", {mat("a", "3, 4")}, "sum(a * a, axis=0, keepdims=True)", "1, 4"});
   c.push_back({"mean", {mat("a", "3, 4")}, "mean(a, axis=1, keepdims=True)", "3, 1"});
@@ -102,27 +103,30 @@ std::vector<Case> cases() {
   c.push_back({"slice", {mat("a", "4, 5")}, "a[1:3, 0:5:2]", "2, 3"});
   c.push_back({"index", {mat("a", "4, 5")}, "a[2] + a[-1]", "5"});
   c.push_back({"gather", {mat("a", "4, 5")}, "gather(a, tensor([2, 0, 2]), axis=0) * 1.5", "3, 5"});
-  c.push_back({"gather", {mat("a", "4, 5")}, "gather(a * a, tensor([3, 1, 3]), axis=1)", "4, 3", 2});
+  c.push_back(
+      {"gather", {mat("a", "4, 5")}, "gather(a * a, tensor([3, 1, 3]), axis=1)", "4, 3", 2});
   c.push_back({"expand_dims", {mat("a", "3, 4")}, "expand_dims(a, 1)", "3, 1, 4"});
   c.push_back({"squeeze", {mat("a", "3, 1")}, "squeeze(a, 1)", "3"});
   c.push_back({"softmax", {mat("a", "3, 4")}, "softmax(a, axis=1)", "3, 4"});
   c.push_back({"log_softmax", {mat("a", "3, 4")}, "log_softmax(a, axis=0)", "3, 4"});
-  c.push_back({"cross_entropy", {mat("a", "3, 4")},
-               "cross_entropy(a, tensor([0, 3, 1])) * a", "3, 4"});
+  c.push_back(
+      {"cross_entropy", {mat("a", "3, 4")}, "cross_entropy(a, tensor([0, 3, 1])) * a", "3, 4"});
   c.push_back({"mse", {mat("a", "3, 4"), mat("b", "3, 4")}, "mse(a, b) * a", "3, 4"});
-  c.push_back({"conv2d", {mat("a", "1, 2, 5, 5"), mat("b", "3, 2, 3, 3")},
-               "conv2d(a, b, stride=2, padding=1)", "1, 3, 3, 3"});
+  c.push_back({"conv2d",
+               {mat("a", "1, 2, 5, 5"), mat("b", "3, 2, 3, 3")},
+               "conv2d(a, b, stride=2, padding=1)",
+               "1, 3, 3, 3"});
   c.push_back({"max_pool2d", {mat("a", "1, 2, 4, 4")}, "max_pool2d(a, 2)", "1, 2, 2, 2"});
   c.push_back({"avg_pool2d", {mat("a", "1, 2, 4, 4")}, "avg_pool2d(a, 2)", "1, 2, 2, 2"});
-  c.push_back({"dropout", {mat("a", "3, 4")}, "dropout(a, 0.3)", "3, 4", 1, 1e-6, 1e-6,
-               "    seed(11)\n"});
+  c.push_back(
+      {"dropout", {mat("a", "3, 4")}, "dropout(a, 0.3)", "3, 4", 1, 1e-6, 1e-6, "    seed(11)\n"});
   c.push_back({"full", {{"s", "0.7", "-1.3"}}, "full((3, 4), s, dtype=f64) * 2.0", "3, 4"});
   // Through second derivatives: ops that appear in backward code.
   c.push_back({"sum_to", {mat("a", "3, 4"), mat("b", "4")}, "(a + b) * b * a", "3, 4", 2});
   c.push_back({"slice_grad", {mat("a", "4, 5")}, "a[1:3, 0:5:2] * a[1:3, 0:5:2]", "2, 3", 2});
   c.push_back({"index_grad", {mat("a", "4, 5")}, "a[2] * a[1] * a[2]", "5", 2});
-  c.push_back({"avg_pool2d_grad", {mat("a", "1, 1, 4, 4")}, "avg_pool2d(a * a, 2)",
-               "1, 1, 2, 2", 2});
+  c.push_back(
+      {"avg_pool2d_grad", {mat("a", "1, 1, 4, 4")}, "avg_pool2d(a * a, 2)", "1, 1, 2, 2", 2});
   c.push_back({"Identity", {mat("a", "3")}, "checkpoint(inner)(a)", "3", 2});
   c.push_back({"after", {mat("a", "3")}, "checkpoint(inner)(a)", "3", 2});
   for (const char *op : {"stack_push", "stack_top", "stack_pop"})

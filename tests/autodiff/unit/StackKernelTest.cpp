@@ -26,17 +26,20 @@ Tensor emptyStack() {
 
 std::vector<double> entries(const Tensor &s) {
   std::vector<double> out;
-  for (int64_t i = 0; i < s.dim(0); ++i) out.push_back(s.getF64({i}));
+  for (int64_t i = 0; i < s.dim(0); ++i)
+    out.push_back(s.getF64({i}));
   return out;
 }
 
 TEST(StackKernels, NewestVersionGrowsInOneBuffer) {
   Tensor s = push(emptyStack(), 0);
   Buffer *first = s.buffer();
-  for (int i = 1; i < 4; ++i) s = push(s, i);
+  for (int i = 1; i < 4; ++i)
+    s = push(s, i);
   EXPECT_EQ(s.buffer(), first) << "pushes within the reserved room must not copy";
   EXPECT_EQ(entries(s), (std::vector<double>{0, 1, 2, 3}));
-  for (int i = 4; i < 1000; ++i) s = push(s, i);
+  for (int i = 4; i < 1000; ++i)
+    s = push(s, i);
   EXPECT_EQ(s.dim(0), 1000);
   EXPECT_EQ(s.getF64({999}), 999);
   EXPECT_LE(int64_t(s.buffer()->bytes()), 2 * 1000 * 8 + 64) << "room is at most doubled";
@@ -62,7 +65,8 @@ TEST(StackKernels, OlderVersionsKeepTheirEntries) {
 
 TEST(StackKernels, SplitAndExtendAreViewsAndAppends) {
   Tensor s = emptyStack();
-  for (int i = 0; i < 5; ++i) s = push(s, i);
+  for (int i = 0; i < 5; ++i)
+    s = push(s, i);
   Tensor tail = run("stack_tail", {s, Tensor::scalarI64(2)});
   Tensor drop = run("stack_drop", {s, Tensor::scalarI64(2)});
   EXPECT_EQ(entries(tail), (std::vector<double>{3, 4}));
@@ -104,7 +108,8 @@ TEST(StackKernels, PushedValuesAreCopiedInTheStacksLayoutAndDType) {
   EXPECT_EQ(s.dtype(), dlm::DType::F64);
   Tensor top = run("stack_top", {s});
   const double expect[] = {1, 4, 2, 5, 3, 6};
-  for (int64_t i = 0; i < 6; ++i) EXPECT_EQ(top.getF64({i / 2, i % 2}), expect[i]);
+  for (int64_t i = 0; i < 6; ++i)
+    EXPECT_EQ(top.getF64({i / 2, i % 2}), expect[i]);
   Tensor strided = s.transpose({1, 0, 2}); // [3, 2, 2]: strided[k][i] is s[i][k]
   EXPECT_EQ(run("stack_top", {strided}).shape(), (Shape{2, 2}));
   EXPECT_EQ(run("stack_top", {strided}).getF64({1, 0}), 3);

@@ -49,12 +49,14 @@ TEST(CrashGuard, LargeBuffersComeFromTheHeapAgain) {
   GTEST_SKIP() << "glibc's malloc only";
 #endif
   bool mapped = true;
-  EXPECT_EQ(dlm::runGuarded("crash-guard-test", "", [&] {
-              mapped = secondLargeBufferIsMapped();
-              return 0;
-            }),
+  EXPECT_EQ(dlm::runGuarded("crash-guard-test", "",
+                            [&] {
+                              mapped = secondLargeBufferIsMapped();
+                              return 0;
+                            }),
             0);
-  EXPECT_FALSE(mapped) << "malloc's mmap threshold no longer follows freed buffers (a mallopt in runGuarded?)";
+  EXPECT_FALSE(mapped)
+      << "malloc's mmap threshold no longer follows freed buffers (a mallopt in runGuarded?)";
 }
 
 } // namespace

@@ -29,7 +29,8 @@ protected:
   }
   llvm::SMRange range(llvm::StringRef needle) {
     const char *begin = at(needle);
-    return llvm::SMRange(llvm::SMLoc::getFromPointer(begin), llvm::SMLoc::getFromPointer(begin + needle.size()));
+    return llvm::SMRange(llvm::SMLoc::getFromPointer(begin),
+                         llvm::SMLoc::getFromPointer(begin + needle.size()));
   }
   void load(llvm::StringRef source) { buffer = diag.addBuffer(source, "file.dlm"); }
 
@@ -111,7 +112,8 @@ TEST_F(DiagnosticsTest, LineAndColumn) {
   EXPECT_EQ(diag.getLineAndColumn(llvm::SMLoc::getFromPointer(at("b"))), std::make_pair(1u, 2u));
   EXPECT_EQ(diag.getLineAndColumn(llvm::SMLoc::getFromPointer(at("cd"))), std::make_pair(3u, 1u));
   EXPECT_EQ(diag.getLineAndColumn(llvm::SMLoc::getFromPointer(at("t"))), std::make_pair(4u, 4u));
-  EXPECT_EQ(diag.getLineAndColumn(llvm::SMLoc::getFromPointer(at("last") + 4)), std::make_pair(4u, 5u));
+  EXPECT_EQ(diag.getLineAndColumn(llvm::SMLoc::getFromPointer(at("last") + 4)),
+            std::make_pair(4u, 5u));
   EXPECT_EQ(diag.getLineAndColumn(llvm::SMLoc()), std::make_pair(0u, 0u));
   EXPECT_EQ(diag.getBufferName(llvm::SMLoc::getFromPointer(at("cd"))), "file.dlm");
 }

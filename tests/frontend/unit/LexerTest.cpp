@@ -55,7 +55,8 @@ TEST(LexerTest, MissingFinalNewlineIsSupplied) {
 }
 
 TEST(LexerTest, IndentAndDedent) {
-  EXPECT_EQ(kinds("if a:\n  b\nc\n"), "IF NAME COLON NEWLINE INDENT NAME NEWLINE DEDENT NAME NEWLINE EOF");
+  EXPECT_EQ(kinds("if a:\n  b\nc\n"),
+            "IF NAME COLON NEWLINE INDENT NAME NEWLINE DEDENT NAME NEWLINE EOF");
 }
 
 TEST(LexerTest, SeveralDedentsAtOnce) {
@@ -71,8 +72,9 @@ TEST(LexerTest, DedentToAnOuterBlockOnly) {
 }
 
 TEST(LexerTest, OpenBlocksCloseAtEndOfFileWithoutNewline) {
-  EXPECT_EQ(kinds("if a:\n  if b:\n    c"),
-            "IF NAME COLON NEWLINE INDENT IF NAME COLON NEWLINE INDENT NAME NEWLINE DEDENT DEDENT EOF");
+  EXPECT_EQ(
+      kinds("if a:\n  if b:\n    c"),
+      "IF NAME COLON NEWLINE INDENT IF NAME COLON NEWLINE INDENT NAME NEWLINE DEDENT DEDENT EOF");
 }
 
 TEST(LexerTest, BlankAndCommentLinesDoNotAffectIndentation) {
@@ -83,8 +85,10 @@ TEST(LexerTest, BlankAndCommentLinesDoNotAffectIndentation) {
 TEST(LexerTest, LeadingBlankLines) { EXPECT_EQ(kinds("\n\n# c\nx\n"), "NAME NEWLINE EOF"); }
 
 TEST(LexerTest, BracketsJoinLines) {
-  EXPECT_EQ(kinds("f(a,\n      b,\n\n  c)\nd\n"), "NAME LPAREN NAME COMMA NAME COMMA NAME RPAREN NEWLINE NAME NEWLINE EOF");
-  EXPECT_EQ(kinds("x = [1,\n# comment\n2]\n"), "NAME ASSIGN LBRACK INT COMMA INT RBRACK NEWLINE EOF");
+  EXPECT_EQ(kinds("f(a,\n      b,\n\n  c)\nd\n"),
+            "NAME LPAREN NAME COMMA NAME COMMA NAME RPAREN NEWLINE NAME NEWLINE EOF");
+  EXPECT_EQ(kinds("x = [1,\n# comment\n2]\n"),
+            "NAME ASSIGN LBRACK INT COMMA INT RBRACK NEWLINE EOF");
 }
 
 TEST(LexerTest, BackslashJoinsLines) {
@@ -92,7 +96,8 @@ TEST(LexerTest, BackslashJoinsLines) {
 }
 
 TEST(LexerTest, CarriageReturnLineFeed) {
-  EXPECT_EQ(kinds("if a:\r\n  b\r\nc\r\n"), "IF NAME COLON NEWLINE INDENT NAME NEWLINE DEDENT NAME NEWLINE EOF");
+  EXPECT_EQ(kinds("if a:\r\n  b\r\nc\r\n"),
+            "IF NAME COLON NEWLINE INDENT NAME NEWLINE DEDENT NAME NEWLINE EOF");
 }
 
 TEST(LexerTest, IndentTokensSitAtTheFirstTokenOfTheLine) {
@@ -106,8 +111,10 @@ TEST(LexerTest, IndentTokensSitAtTheFirstTokenOfTheLine) {
 TEST(LexerTest, TabInIndentationIsAnErrorAndStaysInTheBlock) {
   Lexed lexed = lex("if a:\n    b\n\tc\nd\n");
   EXPECT_EQ(lexed.numErrors, 1u);
-  EXPECT_NE(lexed.errors.find("input.dlm:3:1: error: tab in indentation (use spaces)"), std::string::npos);
-  EXPECT_EQ(lexed.kinds, "IF NAME COLON NEWLINE INDENT NAME NEWLINE NAME NEWLINE DEDENT NAME NEWLINE EOF");
+  EXPECT_NE(lexed.errors.find("input.dlm:3:1: error: tab in indentation (use spaces)"),
+            std::string::npos);
+  EXPECT_EQ(lexed.kinds,
+            "IF NAME COLON NEWLINE INDENT NAME NEWLINE NAME NEWLINE DEDENT NAME NEWLINE EOF");
 }
 
 TEST(LexerTest, TabsInsideALineAreSpaces) {
@@ -119,11 +126,13 @@ TEST(LexerTest, TabsInsideALineAreSpaces) {
 TEST(LexerTest, InconsistentDedentIsAnErrorWithoutCascade) {
   Lexed lexed = lex("if a:\n    b\n  c\n  d\ne\n");
   EXPECT_EQ(lexed.numErrors, 1u);
-  EXPECT_NE(lexed.errors.find("input.dlm:3:3: error: unindent does not match any outer indentation level"),
+  EXPECT_NE(lexed.errors.find(
+                "input.dlm:3:3: error: unindent does not match any outer indentation level"),
             std::string::npos);
   // The dedent closes the if-block; c and d continue the block it reached (the top level),
   // and leaving their odd column for e closes nothing the parser knows of.
-  EXPECT_EQ(lexed.kinds, "IF NAME COLON NEWLINE INDENT NAME NEWLINE DEDENT NAME NEWLINE NAME NEWLINE NAME NEWLINE EOF");
+  EXPECT_EQ(lexed.kinds, "IF NAME COLON NEWLINE INDENT NAME NEWLINE DEDENT NAME NEWLINE NAME "
+                         "NEWLINE NAME NEWLINE EOF");
 }
 
 TEST(LexerTest, IndentedFirstLineIsAnError) {
@@ -157,14 +166,16 @@ TEST(LexerTest, BracketNestingLimitStopsLexing) {
   std::string source = "x = " + std::string(250, '(') + "1\n";
   Lexed lexed = lex(source);
   EXPECT_EQ(lexed.numErrors, 1u);
-  EXPECT_NE(lexed.errors.find("too deeply nested: more than 200 nested brackets"), std::string::npos);
+  EXPECT_NE(lexed.errors.find("too deeply nested: more than 200 nested brackets"),
+            std::string::npos);
   EXPECT_EQ(lexed.tokens.back().kind, "EOF");
 }
 
 TEST(LexerTest, UnterminatedStringIsReportedAndKept) {
   Lexed lexed = lex("x = \"abc\ny = 1\n");
   EXPECT_EQ(lexed.numErrors, 1u);
-  EXPECT_NE(lexed.errors.find("input.dlm:1:5: error: unterminated string literal"), std::string::npos);
+  EXPECT_NE(lexed.errors.find("input.dlm:1:5: error: unterminated string literal"),
+            std::string::npos);
   EXPECT_EQ(lexed.kinds, "NAME ASSIGN STRING NEWLINE NAME ASSIGN INT NEWLINE EOF");
 }
 
@@ -179,7 +190,8 @@ TEST(LexerTest, KeywordListIsTheGrammars) {
   for (const char *k : {"def", "while", "for", "in", "import", "return", "True", "False", "not"})
     EXPECT_NE(std::find(words.begin(), words.end(), k), words.end()) << k;
   for (const std::string &w : words) {
-    EXPECT_TRUE(llvm::all_of(w, [](char c) { return std::isalpha((unsigned char)c) || c == '_'; })) << w;
+    EXPECT_TRUE(llvm::all_of(w, [](char c) { return std::isalpha((unsigned char)c) || c == '_'; }))
+        << w;
     std::string kind = lex(w + "\n").tokens.at(0).kind;
     EXPECT_NE(kind, "NAME") << w;
   }

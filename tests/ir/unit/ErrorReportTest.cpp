@@ -6,9 +6,9 @@
 // run-time error points").
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/ir/ErrorReport.h"
 #include "compiler/frontend/Diagnostics.h"
 #include "compiler/ir/Dlmir.h"
-#include "compiler/ir/ErrorReport.h"
 #include "compiler/ir/Verifier.h"
 
 #include <gtest/gtest.h>
@@ -18,13 +18,14 @@ using namespace dlm::graph;
 
 namespace {
 
-Location at(std::string_view file, uint32_t line, uint32_t col, CallSiteId inlinedAt = kNoCallSite) {
+Location at(std::string_view file, uint32_t line, uint32_t col,
+            CallSiteId inlinedAt = kNoCallSite) {
   return Location{file, line, col, inlinedAt};
 }
 
 std::string text(const ErrorNote &n) {
-  return std::string(n.at.file) + ":" + std::to_string(n.at.line) + ":" + std::to_string(n.at.col) + " " +
-         n.message;
+  return std::string(n.at.file) + ":" + std::to_string(n.at.line) + ":" + std::to_string(n.at.col) +
+         " " + n.message;
 }
 
 /// main (m.dlm) calls model at 16:7; model calls nn.mlp at 9:17; nn.mlp calls nn.linear at

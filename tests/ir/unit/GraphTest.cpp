@@ -137,8 +137,8 @@ TEST(Graph, GraphTypesFlattenTuplesAndMakeScalarsZeroD) {
 }
 
 TEST(Graph, ControlFlowOpsAreRegistryEntries) {
-  for (const char *op : {"Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond",
-                         "Identity"})
+  for (const char *op :
+       {"Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond", "Identity"})
     EXPECT_NE(OpRegistry::get().lookup(op), nullptr) << op;
   const OpInfo *enter = OpRegistry::get().lookup("Enter");
   ASSERT_NE(enter->findAttr("is_constant"), nullptr);

@@ -5,9 +5,9 @@
 // must produce, their frames, and that the verifier accepts the result.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/lower/Lower.h"
 #include "compiler/frontend/Diagnostics.h"
 #include "compiler/ir/Dlmir.h"
-#include "compiler/lower/Lower.h"
 
 #include <gtest/gtest.h>
 
@@ -188,7 +188,7 @@ TEST(Lower, NestedForLoopsNestFramesAndCarryTheEffectToken) {
   b.op(ssa::OpKind::Return);
 
   auto l = lower(p);
-  ASSERT_TRUE(l->graph) ;
+  ASSERT_TRUE(l->graph);
   ASSERT_EQ(l->graph->numFrames(), 3u);
   EXPECT_EQ(l->graph->frame(2).parent, 1u);
   // Each loop carries its induction variable and the ordering token.

@@ -124,9 +124,9 @@ TEST(OpRegistry, Reshape) {
   EXPECT_EQ(run("reshape", {f32({Dim::symbol("B"), Dim::fixed(784)})}, sym).type.str(),
             "f32[B, 28, 28]");
   Attrs flat{{"shape", Shape{inferDim(), Dim::fixed(784)}}};
-  EXPECT_EQ(run("reshape", {f32({Dim::symbol("B"), Dim::fixed(28), Dim::fixed(28)})}, flat)
-                .type.str(),
-            "f32[B, 784]");
+  EXPECT_EQ(
+      run("reshape", {f32({Dim::symbol("B"), Dim::fixed(28), Dim::fixed(28)})}, flat).type.str(),
+      "f32[B, 784]");
 }
 
 TEST(OpRegistry, ShapeOps) {
@@ -146,8 +146,8 @@ TEST(OpRegistry, NN) {
   Attrs conv{{"stride", int64_t(1)}, {"padding", int64_t(1)}};
   EXPECT_EQ(run("conv2d", {f32(dims({8, 1, 28, 28})), f32(dims({16, 1, 3, 3}))}, conv).type.str(),
             "f32[8, 16, 28, 28]");
-  EXPECT_EQ(run("cross_entropy", {f32(dims({8, 10})), Type::tensor(DType::I64, dims({8}))})
-                .type.str(),
-            "f32[]");
+  EXPECT_EQ(
+      run("cross_entropy", {f32(dims({8, 10})), Type::tensor(DType::I64, dims({8}))}).type.str(),
+      "f32[]");
   EXPECT_NE(run("cross_entropy", {f32(dims({8, 10})), f32(dims({8}))}).error, "");
 }

@@ -95,7 +95,8 @@ TEST(SSA, VerifierChecksScopes) {
   // Use the else-branch's %3 after the if: it is out of scope there.
   Value *inner = prog.elseBlock->ops.front()->result();
   Block &entry = prog.p.main()->entry();
-  entry.ops.insert(entry.ops.end() - 1, std::make_unique<Operation>(OpKind::Tuple, llvm::SMRange()));
+  entry.ops.insert(entry.ops.end() - 1,
+                   std::make_unique<Operation>(OpKind::Tuple, llvm::SMRange()));
   entry.ops[entry.ops.size() - 2]->operands = {inner};
   EXPECT_NE(verify(prog.p).find("uses a value that is not defined before it"), std::string::npos);
 }

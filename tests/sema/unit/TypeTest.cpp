@@ -32,7 +32,8 @@ std::string bcast(const Shape &a, const Shape &b) {
 TEST(Type, Printing) {
   EXPECT_EQ(f32(shape({"128", "784"})).str(), "f32[128, 784]");
   EXPECT_EQ(f32(shape({"B", "784"})).str(), "f32[B, 784]");
-  EXPECT_EQ(Type::tuple({f32(shape({"3"})), Type::tensor(DType::I64, {})}).str(), "(f32[3], i64[])");
+  EXPECT_EQ(Type::tuple({f32(shape({"3"})), Type::tensor(DType::I64, {})}).str(),
+            "(f32[3], i64[])");
   EXPECT_EQ(Type::tuple({Type::intTy()}).str(), "(int,)");
   EXPECT_EQ(Type::intTy().str(), "int");
   EXPECT_EQ(Type::error().str(), "<error>");
@@ -119,8 +120,8 @@ TEST(Unify, Tuples) {
                  Type::tuple({f32(shape({"4"})), Type::intTy()}), dims);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r.type.str(), "(f32[?1], int)");
-  EXPECT_FALSE(unify(Type::tuple({Type::intTy()}), Type::tuple({Type::intTy(), Type::intTy()}), dims)
-                   .ok());
+  EXPECT_FALSE(
+      unify(Type::tuple({Type::intTy()}), Type::tuple({Type::intTy(), Type::intTy()}), dims).ok());
 }
 
 TEST(Unify, Mismatches) {
