@@ -1,5 +1,5 @@
 # RUN: %python %src/scripts/dlm-diff.py %bin %s | FileCheck %s
-# A 0-d tensor meeting a Python scalar or another tensor promotes like PyTorch (LANGUAGE.md;
+# A 0-d tensor meeting a Python scalar or another tensor promotes like PyTorch (docs/language.md;
 # runtime/Promotion.h is the one rule for compiler and kernels): a scalar never widens a 0-d
 # tensor of its category (`x * 1.1` with `x: f32[]` stays f32), a dimensioned tensor outranks a
 # 0-d one (`f64[] * f32[3]` is f32), a 0-d tensor of a higher category keeps its own dtype. The
