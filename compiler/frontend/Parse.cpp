@@ -201,6 +201,61 @@ std::vector<TokenInfo> tokenize(DiagnosticEngine &diag, unsigned bufferID) {
   return out;
 }
 
+namespace {
+
+/// Whether `first` and `second` are the lexer's reading of an unclosed `"""` (or `'''`): a
+/// closed one is a single STRING token (the longest match), so an empty string followed at
+/// once by a string with the same quote is the opening of one that never closes.
+bool opensLongString(const antlr4::Token &first, const antlr4::Token &second) {
+  std::string quote = first.getText();
+  return first.getType() == DlmParser::STRING && second.getType() == DlmParser::STRING &&
+         (quote == "\"\"" || quote == "''") && second.getStartIndex() == first.getStopIndex() + 1 &&
+         second.getText().front() == quote.front();
+}
+
+} // namespace
+
+OpenConstructs findOpenConstructs(llvm::StringRef buffer) {
+  OpenConstructs open;
+  if (findInvalidUTF8(buffer))
+    return open;
+  SourceText text(buffer);
+  ParseSession session(text);
+  session.tokens.fill();
+  const std::vector<antlr4::Token *> &tokens = session.tokens.getTokens();
+  const antlr4::Token *lastNewline = nullptr;
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    switch (tokens[i]->getType()) {
+    case DlmParser::LPAREN:
+    case DlmParser::LBRACK:
+      ++open.brackets;
+      break;
+    case DlmParser::RPAREN:
+    case DlmParser::RBRACK:
+      --open.brackets; // the tokenizer drops a closer that closes nothing
+      break;
+    case DlmParser::COLON: // inside brackets only the end of the text is a NEWLINE
+      open.blockHeader |= open.brackets == 0 && i + 1 < tokens.size() &&
+                          tokens[i + 1]->getType() == DlmParser::NEWLINE;
+      break;
+    case DlmParser::NEWLINE:
+      lastNewline = tokens[i];
+      break;
+    default:
+      open.longString |= i + 1 < tokens.size() && opensLongString(*tokens[i], *tokens[i + 1]);
+      break;
+    }
+  }
+  // Past the bracket limit the tokenizer stopped: the compilation reports it.
+  if (open.brackets > kMaxBracketDepth)
+    open.brackets = 0;
+  // When no line break ends the last logical line, the tokenizer ends it with a NEWLINE of
+  // its own at the end of the text: the text's final line break was joined to the next line.
+  open.lineJoin = open.brackets == 0 && lastNewline &&
+                  lastNewline->getStartIndex() >= text.size() && buffer.ends_with("\n");
+  return open;
+}
+
 std::vector<std::string> keywords() {
   SourceText text("");
   ParseSession session(text);

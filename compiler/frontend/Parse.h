@@ -40,6 +40,19 @@ struct TokenInfo {
 /// `dlmc --emit=tokens`.
 std::vector<TokenInfo> tokenize(DiagnosticEngine &diag, unsigned bufferID);
 
+/// What the end of a piece of source leaves open, as the tokenizer sees it. An interactive
+/// session reads more lines while something is (docs/repl.md "Using it").
+struct OpenConstructs {
+  unsigned brackets = 0;    ///< '(' and '[' not closed by the end
+  bool lineJoin = false;    ///< the last line ends in a backslash: the next continues it
+  bool longString = false;  ///< a triple-quoted string runs to the end
+  bool blockHeader = false; ///< some line ends in ':' (def, if, elif, else, while, for)
+};
+
+/// Tokenizes `text` and says what its end leaves open. Nothing is reported: lexical errors
+/// are the compilation's to report.
+OpenConstructs findOpenConstructs(llvm::StringRef text);
+
 /// The language's keywords as the grammar spells them ("def", "while", "True", ...), in the
 /// grammar's order: the REPL completes them.
 std::vector<std::string> keywords();

@@ -183,6 +183,35 @@ TEST(LexerTest, TripleQuotedStringsSpanLines) {
   EXPECT_EQ(kinds("x = \"\"\"a\n\n  b\"\"\"\ny\n"), "NAME ASSIGN STRING NEWLINE NAME NEWLINE EOF");
 }
 
+// findOpenConstructs (how the REPL knows an input goes on) reads the tokens, so brackets,
+// quotes and colons inside strings and comments do not count.
+TEST(LexerTest, OpenConstructsAtTheEnd) {
+  auto open = [](llvm::StringRef text) {
+    OpenConstructs o = findOpenConstructs(text);
+    return std::to_string(o.brackets) + (o.lineJoin ? " join" : "") +
+           (o.longString ? " string" : "") + (o.blockHeader ? " block" : "");
+  };
+  EXPECT_EQ(open("x = 1\n"), "0");
+  EXPECT_EQ(open("f(1,\n"), "1");
+  EXPECT_EQ(open("f([1,\n  2], (3\n"), "2");
+  EXPECT_EQ(open("f(1))\n"), "0"); // an unbalanced ')' closes nothing
+  EXPECT_EQ(open("print(\":(\", '[')  # (\n"), "0");
+  EXPECT_EQ(open("x = 1 + \\\n"), "0 join");
+  EXPECT_EQ(open("x = 1  # ends in \\\n"), "0");
+  EXPECT_EQ(open("x = 1 + \\\n  2\n"), "0");
+  EXPECT_EQ(open("def f(x):\n"), "0 block");
+  EXPECT_EQ(open("if x:  # why\n    y = 1\n"), "0 block");
+  EXPECT_EQ(open("if x: y = 1\n"), "0"); // a body on the header's line: no block
+  EXPECT_EQ(open("y = x[1:\n"), "1");
+  EXPECT_EQ(open("s = \"a:\"\n"), "0");
+  EXPECT_EQ(open("def f():\n    \"\"\"Doc.\n\n"), "0 string block");
+  EXPECT_EQ(open("s = '''a\n"), "0 string");
+  EXPECT_EQ(open("s = \"\"\"a\n\nb\"\"\"\n"), "0");
+  EXPECT_EQ(open("s = \"\" \"a\"\n"), "0"); // two strings, not a triple quote
+  EXPECT_EQ(open("s = \"\"\"\"\n"), "0 string");
+  EXPECT_EQ(open("\xff(\n"), "0"); // invalid UTF-8: the compilation reports it
+}
+
 // keywords() (what the REPL completes) is the grammar's list: every entry lexes as a keyword
 // token, not as a NAME, and the list has the statement and literal keywords, no operators.
 TEST(LexerTest, KeywordListIsTheGrammars) {
