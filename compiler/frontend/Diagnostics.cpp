@@ -217,6 +217,8 @@ void DiagnosticEngine::print(const Diagnostic &diag) {
 }
 
 void DiagnosticEngine::printTo(llvm::raw_ostream &out, const Diagnostic &diag) {
+  if (printHook && printHook(diag, out, showColors()))
+    return;
   llvm::SourceMgr::DiagKind kind = toSourceMgrKind(diag.kind);
   if (!diag.range.Start.isValid()) {
     sourceMgr.PrintMessage(out, llvm::SMDiagnostic(toolName, kind, diag.message), showColors());

@@ -30,6 +30,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -110,6 +111,12 @@ public:
   /// Whether colour is on for the output stream, resolving Auto.
   bool showColors() const;
 
+  /// Called with each diagnostic the engine is about to print, its output stream and whether
+  /// colour is on; returning true means the hook printed it instead. The REPL shows a note
+  /// about a variable it restored without the restoring line it wrote itself.
+  using PrintHook = std::function<bool(const Diagnostic &diag, llvm::raw_ostream &os, bool colors)>;
+  void setPrintHook(PrintHook hook) { printHook = std::move(hook); }
+
   /// Prints "1 error generated" / "N errors generated" (or the warning count) when anything
   /// was reported; prints nothing in verify mode or when nothing was reported.
   void printSummary();
@@ -149,6 +156,7 @@ private:
   bool limitReported = false;
   bool verifyMode = false;
   ColorMode colorMode = ColorMode::Auto;
+  PrintHook printHook;
 };
 
 } // namespace dlm

@@ -1,7 +1,7 @@
 //===- tests/frontend/unit/DiagnosticsTest.cpp - The diagnostics engine ---===//
 //
-// The printed format, counting and the summary line, notes, the error limit, colour policy,
-// file loading errors, line/column mapping and verify mode.
+// The printed format, counting and the summary line, notes, the print hook, the error limit,
+// colour policy, file loading errors, line/column mapping and verify mode.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/frontend/Diagnostics.h"
@@ -54,6 +54,24 @@ TEST_F(DiagnosticsTest, NotesFollowTheirError) {
   EXPECT_EQ(os.str(), "file.dlm:2:5: error: cannot broadcast\ny = a + b\n    ^~~~~\n"
                       "file.dlm:1:1: note: 'b' defined here\nb = 1\n^~~~~\n");
   EXPECT_EQ(diag.getNumErrors(), 1u);
+}
+
+// The print hook prints what it takes (here a note it rewords); the rest prints as usual and
+// every diagnostic is counted either way.
+TEST_F(DiagnosticsTest, PrintHookPrintsWhatItTakes) {
+  load("b = 1\ny = a + b\n");
+  diag.setPrintHook([](const Diagnostic &d, llvm::raw_ostream &out, bool colors) {
+    if (d.kind != DiagKind::Note)
+      return false;
+    EXPECT_FALSE(colors);
+    out << "hooked: " << d.message << "\n";
+    return true;
+  });
+  diag.error(range("a + b"), "cannot broadcast");
+  diag.note(range("b = 1"), "'b' defined here");
+  EXPECT_EQ(os.str(), "file.dlm:2:5: error: cannot broadcast\ny = a + b\n    ^~~~~\n"
+                      "hooked: 'b' defined here\n");
+  EXPECT_EQ(diag.getDiagnostics().size(), 2u);
 }
 
 TEST_F(DiagnosticsTest, UnlocatedErrorsNameTheTool) {
