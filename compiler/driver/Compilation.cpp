@@ -176,6 +176,12 @@ const EmitKindInfo &getEmitKindInfo(EmitKind kind) {
 }
 
 bool Compilation::loadInput() {
+  if (!options.parts.empty()) {
+    for (const SourcePart &part : options.parts)
+      partBuffers.push_back(diag.addBuffer(part.text, part.name));
+    mainBuffer = partBuffers.front();
+    return true;
+  }
   if (options.input != "-") {
     std::optional<unsigned> buffer = diag.addFile(options.input);
     mainBuffer = buffer.value_or(0);
@@ -289,8 +295,43 @@ bool Compilation::runOpt() {
 }
 
 bool Compilation::runParse() {
+  if (!options.parts.empty())
+    return parseParts();
   module = parseBuffer(diag, mainBuffer);
   return module != nullptr;
+}
+
+namespace {
+
+/// `EXPR` becomes `name = EXPR` when it is the module's one statement, both at EXPR's range.
+void bindValue(Module &part, const std::string &name) {
+  Body &body = part.getBody();
+  auto *statement = body.size() == 1 ? llvm::dyn_cast<ExprStmt>(body.front()) : nullptr;
+  if (!statement)
+    return;
+  Expr *value = statement->getExpr();
+  auto *target = part.getContext().create<NameExpr>(value->getRange(), name);
+  body.front() = part.getContext().create<AssignStmt>(statement->getRange(), target, value);
+}
+
+} // namespace
+
+bool Compilation::parseParts() {
+  bool ok = true;
+  for (size_t i = 0; i < partBuffers.size(); ++i) {
+    std::unique_ptr<Module> part = parseBuffer(diag, partBuffers[i]);
+    if (!part) {
+      ok = false; // parse the others too: every syntax error is reported
+      continue;
+    }
+    if (!options.parts[i].bindValueTo.empty())
+      bindValue(*part, options.parts[i].bindValueTo);
+    if (!module)
+      module = std::move(part);
+    else
+      module->append(std::move(part));
+  }
+  return ok;
 }
 
 } // namespace dlm

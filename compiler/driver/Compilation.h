@@ -25,6 +25,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace dlm {
 
@@ -34,9 +35,22 @@ enum class Stage : uint8_t { Lex, Parse, Sema, Lower, Autodiff, Opt, Codegen };
 /// What `--emit=` prints.
 enum class EmitKind : uint8_t { None, Tokens, AST, SSA, Graph, Grad, Opt, LLVM, PTX, Dot };
 
+/// One piece of a program held in memory (CompilerOptions::parts).
+struct SourcePart {
+  std::string name; ///< what positions in it are reported under: "<input>", a file's path
+  std::string text;
+  /// When set and the part is one expression statement, that statement becomes an assignment
+  /// of its value to this name (the REPL prints the value, or shows its type).
+  std::string bindValueTo;
+};
+
 /// Options shared by every tool that compiles.
 struct CompilerOptions {
-  std::string input;              ///< a path, or "-" for standard input
+  std::string input; ///< a path, or "-" for standard input
+  /// When not empty, the program instead: these parts' top-level statements in order, each
+  /// part its own SourceMgr buffer, so that positions count from each part's first line and
+  /// carry its name (the REPL's definitions, restored variables and input; docs/repl.md).
+  std::vector<SourcePart> parts;
   EmitKind emit = EmitKind::None; ///< None: run every stage, print nothing
   unsigned optLevel = 2;          ///< -O0 .. -O3
   std::string passes;             ///< --passes=a,b: these graph passes instead of -O's pipeline
@@ -90,7 +104,7 @@ public:
 
   const CompilerOptions &getOptions() const { return options; }
   DiagnosticEngine &getDiagnostics() { return diag; }
-  /// The SourceMgr buffer of the input (valid after loadInput).
+  /// The SourceMgr buffer of the input, or of the first part (valid after loadInput).
   unsigned getMainBuffer() const { return mainBuffer; }
   /// The AST of the input (after the parse stage).
   Module *getModule() const { return module.get(); }
@@ -104,6 +118,8 @@ public:
 private:
   bool runStage(Stage stage);
   bool runParse();
+  /// Parses the parts into one module.
+  bool parseParts();
   bool runSema();
   bool runLower();
   bool runOpt();
@@ -111,6 +127,7 @@ private:
   CompilerOptions options;
   DiagnosticEngine &diag;
   unsigned mainBuffer = 0;
+  std::vector<unsigned> partBuffers; ///< one per CompilerOptions::parts
   Stage lastStage = Stage::Lex;
   bool ranAny = false;
   std::unique_ptr<Module> module;

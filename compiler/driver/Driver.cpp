@@ -69,6 +69,20 @@ std::optional<Engine> parseEngine(llvm::StringRef name) {
   return std::nullopt;
 }
 
+JitRunner::JitRunner() : session(std::make_unique<codegen::JitSession>()) {}
+JitRunner::~JitRunner() = default;
+
+int JitRunner::run(Compilation &compilation) {
+  const graph::Graph *graph = compilation.getGraph();
+  if (!graph) {
+    compilation.getDiagnostics().error("internal error: no lowered graph to run");
+    return ExitInternal;
+  }
+  codegen::CodegenOptions options;
+  options.optLevel = compilation.getOptions().optLevel;
+  return session->run(*graph, compilation.getDiagnostics(), options);
+}
+
 int executeProgram(Compilation &compilation, const RunOptions &options) {
   const graph::Graph *graph = compilation.getGraph();
   if (!graph) {

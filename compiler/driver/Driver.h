@@ -1,9 +1,10 @@
 //===- compiler/driver/Driver.h - What every tool does with an input ------===//
 //
-// The common skeleton of dlmc, `dlm run` and (later) the REPL: a DiagnosticEngine configured
-// from the options, a Compilation, the guarded large-stack thread, the "N errors generated"
-// summary or the verify-mode verdict, and the exit status. The execution seam for `dlm run`
-// is here too: executeProgram() is where the graph executor and the JIT plug in.
+// The common skeleton of dlmc and `dlm run`: a DiagnosticEngine configured from the options, a
+// Compilation, the guarded large-stack thread, the "N errors generated" summary or the
+// verify-mode verdict, and the exit status. The execution seam is here too: executeProgram()
+// is where the graph executor and the JIT plug in for `dlm run`, JitRunner where the REPL
+// runs its inputs.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DLM_COMPILER_DRIVER_DRIVER_H
@@ -14,11 +15,16 @@
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace dlm {
+
+namespace codegen {
+class JitSession;
+} // namespace codegen
 
 /// After this many errors the rest are counted but not printed.
 constexpr unsigned kErrorLimit = 50;
@@ -41,6 +47,24 @@ struct RunOptions {
   /// The JIT's on-disk object cache (docs/codegen.md "On-disk object cache"); --no-cache: off.
   bool objectCache = true;
   std::vector<std::string> programArgs; ///< what follows FILE on the command line
+};
+
+/// Runs compiled programs one after another in one JIT session (the REPL: each input is a
+/// program of its own, and one whose graph is identical to an earlier one's reuses its code;
+/// docs/codegen.md "JIT").
+class JitRunner {
+public:
+  JitRunner();
+  ~JitRunner();
+  JitRunner(const JitRunner &) = delete;
+  JitRunner &operator=(const JitRunner &) = delete;
+
+  /// Runs the compilation's graph at its -O level: 0, 1 after a run-time error (reported at
+  /// its .dlm location), 70 after an internal error.
+  int run(Compilation &compilation);
+
+private:
+  std::unique_ptr<codegen::JitSession> session;
 };
 
 /// Runs a successfully compiled program on the chosen engine (the JIT, compiler/codegen, or the

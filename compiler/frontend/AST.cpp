@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/frontend/AST.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 namespace dlm {
 
 llvm::StringRef nodeKindName(NodeKind kind) {
@@ -134,6 +136,16 @@ llvm::StringRef ImportStmt::getBindingName() const {
   llvm::StringRef full = name;
   size_t slash = full.rfind('/');
   return slash == llvm::StringRef::npos ? full : full.substr(slash + 1);
+}
+
+void Module::append(std::unique_ptr<Module> part) {
+  body.insert(body.end(), part->body.begin(), part->body.end());
+  parts.push_back(std::move(part));
+}
+
+bool Module::hasBuffer(unsigned id) const {
+  return id == bufferID ||
+         llvm::any_of(parts, [&](const std::unique_ptr<Module> &p) { return p->hasBuffer(id); });
 }
 
 } // namespace dlm

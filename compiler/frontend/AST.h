@@ -722,6 +722,15 @@ public:
   std::vector<ImportStmt *> getImports() const { return getStmtsOfKind<ImportStmt>(); }
   std::vector<FunctionDefStmt *> getFunctions() const { return getStmtsOfKind<FunctionDefStmt>(); }
 
+  /// Appends the top-level statements of `part`, a buffer parsed on its own, and keeps its
+  /// nodes alive: a program given in pieces (the REPL's definitions, restored variables and
+  /// input, compiler/driver/Compilation.h) is one module whose statements come from several
+  /// buffers, each with its own positions.
+  void append(std::unique_ptr<Module> part);
+  /// Whether some of the module's statements come from buffer `bufferID` (its own, or an
+  /// appended part's): sema treats all of them as the main file.
+  bool hasBuffer(unsigned bufferID) const;
+
   static bool classof(const Node *n) { return n->getKind() == NodeKind::Module; }
 
 private:
@@ -729,6 +738,7 @@ private:
   unsigned bufferID;
   Body body;
   ASTContext context;
+  std::vector<std::unique_ptr<Module>> parts;
 };
 
 /// Calls `fn` on every direct child of `node` in source order: statements of bodies,

@@ -182,10 +182,24 @@ public:
   const Block &entry() const { return *body.block; }
 };
 
+/// A name bound at the end of main's top-level statements (Program::topLevel).
+struct TopLevelName {
+  /// What the name holds: a value (a tensor, number, string, tuple, or none), or a function,
+  /// module or dtype bound to it (`g = f`, `m = nn`, `t = f64`).
+  enum class Kind : uint8_t { Value, Function, Module, DType };
+  std::string name;
+  Kind kind = Kind::Value;
+  Type type = Type::none(); ///< of a Value
+  llvm::SMRange loc;        ///< where it was last assigned
+};
+
 /// A whole program: `main` first, then specialised functions in the order they were created.
 class Program {
 public:
   std::vector<std::unique_ptr<Function>> functions;
+  /// The variables visible after main's last statement, by name, as dlm's scoping leaves them
+  /// (docs/language.md): what the REPL keeps between inputs.
+  std::vector<TopLevelName> topLevel;
   /// The source of fresh symbolic dims; lowering continues the numbering.
   DimContext dims;
 

@@ -187,6 +187,10 @@ Sema::traceArgument(const Value *v, size_t user, const Expr *usedAs,
   return std::nullopt;
 }
 
+bool Sema::isMainCode(llvm::SMLoc loc) const {
+  return !modules.empty() && modules.front()->ast->hasBuffer(diags.findBuffer(loc));
+}
+
 void Sema::error(llvm::SMRange r, const std::string &msg, const std::vector<Operand> &blamed) {
   PendingDiag d{DiagKind::Error, r, msg, {}, {}, {}};
   // The calls that led here, innermost first (callChain[k] is a call of the function whose
@@ -194,11 +198,10 @@ void Sema::error(llvm::SMRange r, const std::string &msg, const std::vector<Oper
   // main file is reported at the innermost call in the main file — the code the user wrote —
   // with notes for the arguments at fault and the library lines in between; an error in the
   // main file stays where it is. Either way "'f' called here" notes lead out to the top level.
-  unsigned mainBuffer = modules.empty() ? 0 : modules.front()->ast->getBufferID();
   size_t outFrom = callChain.size(); // the callers' notes start below this frame
-  if (diags.findBuffer(r.Start) != mainBuffer) {
+  if (!isMainCode(r.Start)) {
     size_t user = callChain.size();
-    while (user > 0 && diags.findBuffer(callChain[user - 1].loc.Start) != mainBuffer)
+    while (user > 0 && !isMainCode(callChain[user - 1].loc.Start))
       --user;
     if (user > 0) {
       --user;
@@ -443,10 +446,20 @@ static std::vector<std::string> stdlibModules(const std::string &dir) {
   return out;
 }
 
+std::string Sema::importingFile(const ImportStmt &imp, const ModuleInfo &importer) const {
+  if (&importer != modules.front().get())
+    return importer.path;
+  // The main file may come in parts (the REPL's session and input, or a file it loads): the
+  // part holding the import is the file it is relative to.
+  std::string file = diags.getBufferName(imp.getBeginLoc()).str();
+  llvm::SmallString<256> real;
+  return llvm::sys::fs::real_path(file, real) ? file : std::string(real);
+}
+
 ModuleInfo *Sema::loadModule(const ImportStmt &imp, ModuleInfo &importer) {
   llvm::SmallString<256> path;
   if (imp.isPath()) {
-    path = llvm::sys::path::parent_path(importer.path);
+    path = llvm::sys::path::parent_path(importingFile(imp, importer));
     llvm::sys::path::append(path, imp.getName() + ".dlm");
   } else {
     path = options.stdlibDir;
@@ -722,6 +735,21 @@ std::unique_ptr<ssa::Program> analyze(Module &module, DiagnosticEngine &diags,
 
 namespace sema {
 
+void Sema::recordTopLevel() {
+  for (const auto &[name, binding] : env) {
+    if (isHiddenName(name))
+      continue;
+    ssa::TopLevelName top{name, ssa::TopLevelName::Kind::Value, binding.type, binding.defLoc};
+    if (binding.module)
+      top.kind = ssa::TopLevelName::Kind::Module;
+    else if (binding.dtype)
+      top.kind = ssa::TopLevelName::Kind::DType;
+    else if (binding.type.isFunction())
+      top.kind = ssa::TopLevelName::Kind::Function;
+    program->topLevel.push_back(std::move(top));
+  }
+}
+
 std::unique_ptr<ssa::Program> Sema::run(Module &mainModule) {
   program = std::make_unique<ssa::Program>();
   unsigned errorsBefore = diags.getNumErrors();
@@ -747,6 +775,7 @@ std::unique_ptr<ssa::Program> Sema::run(Module &mainModule) {
   module = mainInfo;
   function = &mainFn;
   analyseBody(mainModule.getBody());
+  recordTopLevel();
   emit(OpKind::Return, mainModule.getRange());
   checkUncalled();
   popDiagBuffer(true);

@@ -138,6 +138,9 @@ public:
 
   // --- modules (Sema.cpp), functions and calls (SemaCalls.cpp) ---
   ModuleInfo *loadModule(const ImportStmt &imp, ModuleInfo &importer);
+  /// The file a path import is relative to: the importing module's, or for the main file the
+  /// buffer holding the import.
+  std::string importingFile(const ImportStmt &imp, const ModuleInfo &importer) const;
   void collectModule(ModuleInfo &m);
   Function *specialise(std::shared_ptr<const FnCallable> fn, const std::vector<Operand> &args,
                        const std::vector<bool> &given, llvm::SMRange callLoc);
@@ -281,6 +284,10 @@ public:
   /// Reports an error about `blamed` (the operands at fault, with their SSA values): inside a
   /// called library function the notes then say which of the user's arguments they came from.
   void error(llvm::SMRange r, const std::string &msg, const std::vector<Operand> &blamed);
+  /// Whether `loc` is in the main file (any of its buffers, for a program given in parts).
+  bool isMainCode(llvm::SMLoc loc) const;
+  /// Fills program->topLevel from the environment main ends with.
+  void recordTopLevel();
   /// The argument of the user's call at callChain[user] that `v` (a value of the innermost
   /// callee, used there as `usedAs`) has its type from: its range and a note saying so. Adds
   /// the innermost callee's parameter it went through to `traced`.
