@@ -1,0 +1,2 @@
+def offset(k):
+    return k + 2
