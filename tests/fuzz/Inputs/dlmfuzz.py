@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Whole-pipeline mutation fuzzing of dlm (docs/testing.md "Fuzzing").
 
-    dlmfuzz.py BIN_DIR --seed S --count N [--jobs J] [--timeout T] [--keep DIR] [-v] FILES...
+    dlmfuzz.py BIN_DIR --seed S --count N [--jobs J] [--timeout T] [--levels 0,1,2,3] [--aot]
+               [--keep DIR] [--progress N] [-v] FILES...
 
 Makes N mutants of the .dlm programs FILES at the token level, so that most of them still parse
 and reach sema, autodiff, lowering, the optimizer and both engines: numbers swapped (shape dims,
@@ -10,20 +11,23 @@ swapped, statements and call arguments dropped or duplicated, loop bounds change
 in grad(...), value_and_grad(...), checkpoint(...) or stop_gradient(...), lines wrapped in
 if/while/for, prints of intermediate values inserted, lines spliced from other programs.
 
-Each mutant runs with `dlm run` on the JIT and on the graph executor, at -O0 and -O3, each in a
-fresh working directory, with the object cache off, the IR verifier on, one thread, an
-address-space limit and a time limit. A mutant fails when
+Each mutant runs with `dlm run` on the JIT and on the graph executor, at each of --levels (-O0
+and -O3 unless told), each in a fresh working directory, with the object cache off, the IR
+verifier on, one thread, an address-space limit and a CPU-time limit. Mutants run --jobs at a
+time; mutant I of a seed is the same whatever --count and --jobs are. A mutant fails when
   - a run ends with a status other than 0 or 1 (a signal, 2, 70 = internal error), or its stderr
     holds "internal error", an assertion, a sanitizer report or an LLVM stack dump;   [crash]
   - a run that ends with status 1 gives no located diagnostic first
     ("FILE:LINE:COL: error: ..." or "error: ...");                                   [diagnostic]
-  - the four runs disagree by scripts/dlm-diff.py's rules (same status; on success the same
+  - the runs disagree by scripts/dlm-diff.py's rules (same status; on success the same
     output within its tolerance; on failure the same first stderr line);          [disagreement]
   - a run passes the time limit while `dlmc --emit=opt` of the same mutant (compilation only)
     does too: the compiler hangs.                                                          [hang]
     (A run that is slow only when it runs, e.g. a loop bound made huge, is counted, not failed.)
+  - this script fails on it (an exception: a bug of the mutator, a fork that fails): the
+    campaign goes on, and the traceback is kept with the mutant.                      [tool-error]
 
-Prints one line per failure ("FAIL class: mutant I of FILE: first line"), then a summary with the
+Prints one line per failure ("FAIL class: mutant I of FILE: detail"), then a summary with the
 count of mutants by outcome, then "ok" when nothing failed. With --keep DIR every failing mutant
 is written to DIR with its runs' outputs. Deterministic for a given seed and file list.
 """
@@ -38,6 +42,8 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
+import traceback
 from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -286,9 +292,13 @@ class Mutator:
         toks = tokens(lines[i])
         w = self.rng.choice(WRAPPERS)
         if w == "stop_gradient":
+            # call_args is None when the call's ')' is on a later line (a call over several
+            # lines, or a '(' an earlier mutation left open): no end to close the wrapper at.
             args = self.call_args(toks, j + 1)
-            end = (args[-1][1] if args else j + 2)
-            while end < len(toks) and toks[end] != ")":
+            if args is None:
+                return None
+            end = args[-1][1] if args else j + 2
+            while toks[end] != ")":
                 end += 1
             toks[j] = "stop_gradient(" + toks[j]
             toks[end] = toks[end] + ")"
@@ -434,47 +444,62 @@ def run(cmd, cwd, env, timeout):
     return p.returncode, p.stdout, p.stderr
 
 
-CONFIGS = [("jit", "-O3"), ("graph", "-O0"), ("jit", "-O0"), ("graph", "-O3")]
+def configs(levels):
+    """The (engine, -O level) runs of a mutant: the JIT at the highest level and the graph
+    executor at the lowest first (a mutant both reject before printing anything stops there),
+    then every other pair, level by level."""
+    first = [("jit", "-O%d" % max(levels)), ("graph", "-O%d" % min(levels))]
+    return first + [(e, "-O%d" % l) for l in sorted(levels) for e in ("jit", "graph") if (e, "-O%d" % l) not in first]
 
 
-def check(bin_dir, path, env, timeout, aot=False):
-    """Runs one mutant; returns (outcome, failure class or None, detail, runs)."""
+def bad_run(name, r):
+    """The failure class and detail of one run's (status, stdout, stderr), or None."""
+    rc, out, err = r
+    bad = BAD_TEXT.search(err)
+    if rc not in (0, 1) or bad:
+        first = bad.group(0) if bad and rc in (0, 1) else ""
+        line = next((l for l in err.splitlines() if BAD_TEXT.search(l)), err.splitlines()[0] if err.strip() else "")
+        return "crash", "%s: exit %s %s%s" % (name, rc, first and "with ", line.strip()[:200])
+    if rc == 1 and not LOCATED.match(err):
+        return "diagnostic", "%s: exit 1 without a located error first: %r" % (name, err.splitlines()[:1])
+    return None
+
+
+def check(bin_dir, path, env, timeout, runs_of, aot_level=None):
+    """Runs one mutant on each (engine, level) of runs_of, and with aot_level built by
+    `dlmc aot_level -o` too; returns (outcome, failure class or None, detail, runs)."""
     cwd = os.path.dirname(path)
-    dlm = os.path.join(bin_dir, "dlm")
+    dlm, dlmc = os.path.join(bin_dir, "dlm"), os.path.join(bin_dir, "dlmc")
     runs = []
-    for engine, level in CONFIGS:
+    for engine, level in runs_of:
         r = run([dlm, "run", "--engine=" + engine, level, path], cwd, env, timeout)
         runs.append(("%s %s" % (engine, level), r))
         if r[0] == "timeout":
-            c = run([os.path.join(bin_dir, "dlmc"), "--emit=opt", level, path], cwd, env, timeout)
+            c = run([dlmc, "--emit=opt", level, path], cwd, env, timeout)
             if c[0] == "timeout":
                 return "hang", "hang", "dlmc --emit=opt %s passes the time limit" % level, runs
             return "slow", None, "", runs
-        rc, out, err = r
-        bad = BAD_TEXT.search(err)
-        if rc not in (0, 1) or bad:
-            first = bad.group(0) if bad and rc in (0, 1) else ""
-            line = next((l for l in err.splitlines() if BAD_TEXT.search(l)), err.splitlines()[0] if err.strip() else "")
-            return "crash", "crash", "%s: exit %s %s%s" % (runs[-1][0], rc, first and "with ", line.strip()[:200]), runs
-        if rc == 1 and not LOCATED.match(err):
-            return "diag", "diagnostic", "%s: exit 1 without a located error first: %r" % (
-                runs[-1][0], err.splitlines()[:1]), runs
+        bad = bad_run(runs[-1][0], r)
+        if bad:
+            return ("diag" if bad[0] == "diagnostic" else bad[0]), bad[0], bad[1], runs
         if len(runs) == 2 and runs[0][1][0] == 1 and not runs[0][1][1] and r[0] == 1 and not r[1] \
                 and not dlm_diff.disagreement(runs[0][1], r):
-            break  # an error before any output on both engines (mostly sema's): -O0/-O3 add little
+            break  # an error before any output on both engines (mostly sema's): the levels add little
     base = runs[0][1]
-    if aot and (base[0] == 0 or base[1]):  # it compiled: the executable must agree as well
+    if aot_level and (base[0] == 0 or base[1]):  # it compiled: the executable must agree as well
         exe = os.path.join(cwd, "m.exe")
-        r = run([os.path.join(bin_dir, "dlmc"), "-O3", path, "-o", exe], cwd, env, timeout)
+        r = run([dlmc, aot_level, path, "-o", exe], cwd, env, timeout)
+        if r[0] == "timeout":
+            return "slow", None, "", runs + [("dlmc %s -o" % aot_level, r)]
         if r[0] == 0:
             r = run([exe], cwd, env, timeout)
-            runs.append(("aot -O3", r))
+            runs.append(("aot %s" % aot_level, r))
         else:
-            runs.append(("dlmc -o", r))
-            if r[0] != 1 or BAD_TEXT.search(r[2]):
-                return "crash", "crash", "dlmc -O3 -o: exit %s %s" % (r[0], r[2].strip()[:200]), runs
-        if r[0] != "timeout" and r[0] not in (0, 1):
-            return "crash", "crash", "%s: exit %s %s" % (runs[-1][0], r[0], r[2].strip()[:200]), runs
+            runs.append(("dlmc %s -o" % aot_level, r))
+        if r[0] != "timeout":
+            bad = bad_run(runs[-1][0], r)
+            if bad and bad[0] == "crash":
+                return "crash", "crash", bad[1], runs
     for name, other in runs[1:]:
         if other[0] == "timeout":
             continue
@@ -486,7 +511,7 @@ def check(bin_dir, path, env, timeout, aot=False):
 
 def signature(cls, detail):
     """What makes two failures the same bug, roughly: the class and the message without numbers."""
-    d = re.sub(r"/tmp/\S+", "F", detail)
+    d = re.sub(r"(?<![\w.])(?:/[^\s/':]+){2,}", "F", detail)  # absolute paths
     d = re.sub(r"\d+", "N", d)
     return cls + ": " + d[:160]
 
@@ -501,11 +526,24 @@ def main():
     ap.add_argument("--timeout", type=int, default=10, help="CPU seconds a run may take")
     ap.add_argument("--keep", help="write failing mutants here")
     ap.add_argument("--start", type=int, default=0, help="first mutant index (to resume a campaign)")
+    ap.add_argument("--levels", default="0,3",
+                    help="the -O levels each mutant runs at on both engines (comma-separated)")
     ap.add_argument("--aot", action="store_true",
-                    help="also build each mutant that compiles with dlmc -O3 -o and run the executable")
+                    help="also build each mutant that compiles with dlmc -o (at each of --levels in "
+                         "turn, mutant by mutant) and run the executable")
+    ap.add_argument("--progress", type=int, default=0, metavar="N",
+                    help="print the counts so far after every N mutants")
     ap.add_argument("-v", "--verbose", action="store_true", help="print every mutant's outcome")
     a = ap.parse_args()
     CPU_LIMIT[0] = max(1, int(a.timeout))
+    try:
+        levels = sorted({int(l) for l in a.levels.split(",")})
+    except ValueError:
+        levels = []
+    if not levels or any(l not in range(4) for l in levels):
+        sys.stderr.write("dlmfuzz: --levels takes levels 0 to 3, comma-separated, not '%s'\n" % a.levels)
+        return 2
+    runs_of = configs(levels)
     a.bin_dir = os.path.abspath(a.bin_dir)  # the runs start in directories of their own
     for tool in ("dlm", "dlmc"):
         if not os.access(os.path.join(a.bin_dir, tool), os.X_OK):
@@ -523,23 +561,40 @@ def main():
     def one(index):
         rng = random.Random("%d/%d" % (a.seed, index))
         src, lines = corpus[rng.randrange(len(corpus))]
-        mutant = Mutator(rng, corpus).mutate(lines)
-        d = os.path.join(tmp, str(index))
-        os.mkdir(d)
-        path = os.path.join(d, "m.dlm")
-        text = "\n".join(mutant) + "\n"
-        with open(path, "w") as f:
-            f.write(text)
-        outcome, cls, detail, runs = check(a.bin_dir, path, env, a.timeout, a.aot)
-        shutil.rmtree(d, ignore_errors=True)
+        text, d = "", os.path.join(tmp, str(index))
+        try:
+            text = "\n".join(Mutator(rng, corpus).mutate(lines)) + "\n"
+            os.mkdir(d)
+            path = os.path.join(d, "m.dlm")
+            with open(path, "w") as f:
+                f.write(text)
+            aot_level = a.aot and "-O%d" % levels[index % len(levels)]
+            outcome, cls, detail, runs = check(a.bin_dir, path, env, a.timeout, runs_of, aot_level)
+        except Exception as e:
+            # A bug of this script, or of the machine (a fork or a disk that fails): a finding
+            # like the others, and the campaign goes on.
+            frames = traceback.extract_tb(e.__traceback__)
+            where = [f for f in frames if f.filename == __file__][-1]
+            outcome, cls = "tool", "tool-error"
+            detail = "%s: %s (%s:%d in %s)" % (type(e).__name__, e, os.path.basename(where.filename),
+                                              where.lineno, where.name)
+            runs = [("dlmfuzz.py", ("exception", "", traceback.format_exc()))]
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
         return index, src, text, outcome, cls, detail, runs
 
     counts, seen = {}, {}
     failures = 0
+    started = time.time()
     try:
         with ThreadPoolExecutor(max_workers=a.jobs) as pool:
             for index, src, text, outcome, cls, detail, runs in pool.map(one, range(a.start, a.start + a.count)):
                 counts[outcome] = counts.get(outcome, 0) + 1
+                done = sum(counts.values())
+                if a.progress and done % a.progress == 0:
+                    print("progress: %d mutants, up to mutant %d, %.0f s (%s)" % (
+                        done, index, time.time() - started, ", ".join("%s %d" % kv for kv in sorted(counts.items()))),
+                        flush=True)
                 if a.verbose:
                     print("mutant %d of %s: %s %s" % (index, os.path.relpath(src, SRC), outcome, detail), flush=True)
                 if not cls:
