@@ -24,6 +24,11 @@
 // need no special case: an inner loop's trip count is a value of the outer body, so it is
 // stacked like any other.
 //
+// Files. Reverse.cpp: run() and the sweep of each construct. Activity.cpp: which values get
+// adjoints. Primal.cpp: primal() and the forward augmentation its exports make (extra `if`
+// results, loop stacks, trip counters). Adjoints.cpp: give() and fitting a gradient to its
+// leaf's type. Emit.cpp: making ops (and the small readers of the structured SSA below).
+//
 //===----------------------------------------------------------------------===//
 #ifndef DLM_COMPILER_AUTODIFF_REVERSE_H
 #define DLM_COMPILER_AUTODIFF_REVERSE_H
@@ -112,7 +117,7 @@ public:
 private:
   using NextFn = ssa::Value *(Reverse::*)(ssa::Operation &, ssa::Block &, ssa::Value *,
                                           const ssa::Value *);
-  // Sweep.
+  // Sweep (Reverse.cpp).
   void sweepOps(Level &level, std::vector<ssa::Operation *> ops);
   void sweepBlock(Level &level, const ssa::Block &block);
   void sweepOp(Level &level, ssa::Operation &op);
@@ -122,7 +127,7 @@ private:
   void sweepCheckpoint(Level &level, ssa::Operation &op);
   bool hasAdjoint(Level &level, const ssa::Operation &op);
 
-  // Forward augmentation.
+  // Forward augmentation (Primal.cpp).
   ssa::Value *exportValue(const ssa::Value *v, Level &level);
   ssa::Value *exportFromIf(const ssa::Value *v, Level &level);
   ssa::Value *exportFromLoop(const ssa::Value *v, Level &level);
@@ -141,7 +146,7 @@ private:
   ssa::Value *countNext(ssa::Operation &loop, ssa::Block &body, ssa::Value *header,
                         const ssa::Value *payload);
 
-  // Helpers.
+  // Helpers (Primal.cpp, Adjoints.cpp, Emit.cpp, Activity.cpp).
   Level *levelOf(const ssa::Value *v, Level &from);
   const ssa::Block *defBlock(const ssa::Value *v) const;
   uint64_t order(const ssa::Value *v);
@@ -186,6 +191,16 @@ struct LoopParts {
   ssa::Block *body = nullptr;
 };
 LoopParts loopParts(ssa::Operation &loop);
+/// Number of leaves of `t` (1 unless a tuple).
+size_t numLeaves(const Type &t);
+/// Adds a carried (header) value of type `type` to `loop`; returns it.
+ssa::Value *newHeader(ssa::Operation &loop, Type type, llvm::SMRange loc);
+/// Appends a structural op (yield, tuple, return) with `operands` to `into`.
+ssa::Operation *makeStructural(ssa::OpKind kind, llvm::SMRange loc, ssa::Block &into,
+                               std::vector<ssa::Value *> operands);
+/// True for the backward helpers named `*_grad` (`max_pool2d_grad`, ...): differentiable in
+/// truth even when they have no rule, so reaching one with an adjoint is reported.
+bool isBackwardHelper(const OpInfo &info);
 
 } // namespace dlm::autodiff
 
