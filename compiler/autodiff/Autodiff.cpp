@@ -176,7 +176,12 @@ const ssa::Function *Differentiator::derivative(const ssa::Operation &gradOp) {
   ssa::Function *fn = flatten(*gradOp.callee);
   if (!fn)
     return nullptr;
-  fn->name = (withValue ? "value_and_grad." : "grad.") + gradOp.callee->name;
+  // Unique within the store, as sema names specialisations: grad(f, argnums=1) after grad(f)
+  // is `grad.f.1`.
+  std::string name = (withValue ? "value_and_grad." : "grad.") + gradOp.callee->name;
+  fn->name = name;
+  for (unsigned n = 1; store->lookup(fn->name) != fn; ++n)
+    fn->name = name + "." + std::to_string(n);
   fn->isCheckpointed = false;
   Reverse reverse(*this, *fn);
   if (!reverse.run(argnums, withValue, gradOp.result()->type)) {
@@ -186,6 +191,26 @@ const ssa::Function *Differentiator::derivative(const ssa::Operation &gradOp) {
   }
   cache[key] = fn;
   return fn;
+}
+
+bool Differentiator::differentiateCalls(const ssa::Block &block,
+                                        std::set<const ssa::Function *> &seen) {
+  bool ok = true;
+  for (const auto &op : block.ops) {
+    if (op->kind == ssa::OpKind::Grad)
+      ok &= derivative(*op) != nullptr;
+    else if (op->kind == ssa::OpKind::Call && op->callee && seen.insert(op->callee).second)
+      ok &= differentiateCalls(op->callee->entry(), seen);
+    for (const auto &region : op->regions)
+      ok &= differentiateCalls(*region->block, seen);
+  }
+  return ok;
+}
+
+bool Differentiator::differentiateProgram(const ssa::Program &program) {
+  std::set<const ssa::Function *> seen;
+  const ssa::Function *main = program.main();
+  return !main || differentiateCalls(main->entry(), seen); // no main: lowering says so
 }
 
 } // namespace dlm::autodiff

@@ -17,6 +17,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <tuple>
 
 namespace dlm {
@@ -35,6 +36,12 @@ public:
   /// with_value) and owned by the Differentiator.
   const ssa::Function *derivative(const ssa::Operation &gradOp);
 
+  /// Makes the derivative of every Grad op lowering will meet: those of `main` and of the
+  /// functions it calls, in the order lowering reaches them (program order, into each callee at
+  /// its first call), so derivatives are made and errors reported as lowering would. Every
+  /// error is reported; false when there was one.
+  bool differentiateProgram(const ssa::Program &program);
+
   /// A copy of `f` with every call inlined (checkpointed calls kept, to inlined copies) and
   /// every Grad op replaced by its derivative's body. Owned by the Differentiator; `share`
   /// returns one copy per function for readers that never modify it. Null after an error.
@@ -46,7 +53,9 @@ public:
   ssa::Value *inlineInto(const ssa::Function &f, ssa::Block &into,
                          const std::vector<ssa::Value *> &args, const ssa::InlineSite *site);
 
-  /// The functions made so far (derivatives and flattened copies), e.g. for printing.
+  /// The functions made so far, in the order they were made: the derivatives (`grad.f`,
+  /// `value_and_grad.f`, then `.1`, `.2` for other argnums of the same function) and the
+  /// flattened copies of checkpointed functions they call (`dlmc --emit=grad-ssa` prints them).
   const ssa::Program &program() const { return *store; }
   DiagnosticEngine &diagnostics() { return diags; }
   DimContext &dims() { return store->dims; }
@@ -54,6 +63,8 @@ public:
   ssa::Program &sites() { return *store; }
 
 private:
+  bool differentiateCalls(const ssa::Block &block, std::set<const ssa::Function *> &seen);
+
   DiagnosticEngine &diags;
   std::unique_ptr<ssa::Program> store;
   std::map<std::tuple<const ssa::Function *, std::vector<int64_t>, bool>, ssa::Function *> cache;

@@ -1,6 +1,7 @@
 //===- compiler/driver/Compilation.cpp - The compiler pipeline ------------===//
 #include "compiler/driver/Compilation.h"
 
+#include "compiler/autodiff/Autodiff.h"
 #include "compiler/codegen/Codegen.h"
 #include "compiler/codegen/Nvptx.h"
 #include "compiler/driver/CrashGuard.h"
@@ -26,7 +27,7 @@ namespace dlm {
 namespace {
 
 /// The stages this build has, in order. A stage that lands appends itself here.
-constexpr Stage kStages[] = {Stage::Parse, Stage::Sema, Stage::Lower, Stage::Opt};
+constexpr Stage kStages[] = {Stage::Parse, Stage::Sema, Stage::Autodiff, Stage::Lower, Stage::Opt};
 
 /// What the crash banner says a stage was doing.
 const char *stageActivity(Stage stage) {
@@ -108,6 +109,16 @@ bool printSSA(Compilation &compilation, llvm::raw_ostream &os) {
   return true;
 }
 
+/// The functions autodiff made (docs/autodiff.md "Printed form"): each `grad` op's derivative
+/// and the flattened checkpointed functions they call, in the order they were made.
+bool printGradSSA(Compilation &compilation, llvm::raw_ostream &os) {
+  ssa::PrintOptions options;
+  options.printLocs = compilation.getOptions().printLocs;
+  options.diags = &compilation.getDiagnostics();
+  ssa::print(compilation.getDifferentiator()->program(), os, options);
+  return true;
+}
+
 /// The graph; with `gradLocs`, each gradient node's forward op and location (`--emit=grad`:
 /// `loc(... grad_of "op")`).
 bool printGraphText(Compilation &compilation, llvm::raw_ostream &os, bool gradLocs) {
@@ -146,8 +157,10 @@ const EmitKindInfo kEmitKinds[] = {
     {EmitKind::Tokens, "tokens", "the token stream (with INDENT/DEDENT)", Stage::Lex, printTokens},
     {EmitKind::AST, "ast", "the abstract syntax tree with source ranges", Stage::Parse, printAST},
     {EmitKind::SSA, "ssa", "typed structured SSA (names, types, shapes)", Stage::Sema, printSSA},
+    {EmitKind::GradSSA, "grad-ssa", "the derivative functions autodiff made (SSA)", Stage::Autodiff,
+     printGradSSA},
     {EmitKind::Graph, "graph", "the dataflow graph IR", Stage::Lower, printGraphIR},
-    // Lowering differentiates each grad (compiler/autodiff), so the graph has its gradients.
+    // The same graph; gradient nodes are marked with the op they differentiate.
     {EmitKind::Grad, "grad", "the graph after differentiation", Stage::Lower, printGradIR},
     {EmitKind::Opt, "opt", "the graph after optimisation", Stage::Opt, printGraphIR},
     {EmitKind::LLVM, "llvm", "the generated LLVM IR", Stage::Codegen, printLLVMIR},
@@ -174,6 +187,11 @@ const EmitKindInfo &getEmitKindInfo(EmitKind kind) {
   assert(false && "EmitKind::None has no table entry");
   return kEmitKinds[0];
 }
+
+Compilation::Compilation(CompilerOptions options, DiagnosticEngine &diag)
+    : options(std::move(options)), diag(diag) {}
+
+Compilation::~Compilation() = default;
 
 bool Compilation::loadInput() {
   if (!options.parts.empty()) {
@@ -235,6 +253,8 @@ bool Compilation::runStage(Stage stage) {
     return runParse();
   case Stage::Sema:
     return runSema();
+  case Stage::Autodiff:
+    return runAutodiff();
   case Stage::Lower:
     return runLower();
   case Stage::Opt:
@@ -254,8 +274,17 @@ bool Compilation::runSema() {
   return program != nullptr;
 }
 
+/// The derivative of every `grad` op lowering will meet (compiler/autodiff); lowering then
+/// reads them from the same Differentiator.
+bool Compilation::runAutodiff() {
+  differentiator = std::make_unique<autodiff::Differentiator>(diag);
+  return differentiator->differentiateProgram(*program);
+}
+
 bool Compilation::runLower() {
-  graphIR = lower::lowerToGraph(*program, diag);
+  lower::LowerOptions lowerOptions;
+  lowerOptions.differentiator = differentiator.get();
+  graphIR = lower::lowerToGraph(*program, diag, lowerOptions);
   return graphIR.has_value();
 }
 

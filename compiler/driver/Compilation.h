@@ -29,11 +29,16 @@
 
 namespace dlm {
 
+namespace autodiff {
+class Differentiator;
+}
+
 /// The stages of the pipeline, in order (docs/architecture.md).
-enum class Stage : uint8_t { Lex, Parse, Sema, Lower, Autodiff, Opt, Codegen };
+/// Autodiff transforms sema's structured SSA (docs/autodiff.md), so it runs before lowering.
+enum class Stage : uint8_t { Lex, Parse, Sema, Autodiff, Lower, Opt, Codegen };
 
 /// What `--emit=` prints.
-enum class EmitKind : uint8_t { None, Tokens, AST, SSA, Graph, Grad, Opt, LLVM, PTX, Dot };
+enum class EmitKind : uint8_t { None, Tokens, AST, SSA, GradSSA, Graph, Grad, Opt, LLVM, PTX, Dot };
 
 /// One piece of a program held in memory (CompilerOptions::parts).
 struct SourcePart {
@@ -93,8 +98,8 @@ const EmitKindInfo &getEmitKindInfo(EmitKind kind);
 
 class Compilation {
 public:
-  Compilation(CompilerOptions options, DiagnosticEngine &diag)
-      : options(std::move(options)), diag(diag) {}
+  Compilation(CompilerOptions options, DiagnosticEngine &diag);
+  ~Compilation();
 
   /// Reads the input into the diagnostics engine; false (reported) when it cannot be read.
   bool loadInput();
@@ -110,6 +115,8 @@ public:
   Module *getModule() const { return module.get(); }
   /// The typed SSA of the program (after the sema stage).
   ssa::Program *getProgram() const { return program.get(); }
+  /// The derivatives of the program's `grad` ops and what they call (after the autodiff stage).
+  autodiff::Differentiator *getDifferentiator() const { return differentiator.get(); }
   /// The dataflow graph (after the lower stage; later stages transform it in place).
   graph::Graph *getGraph() { return graphIR ? &*graphIR : nullptr; }
   /// Whether the stage ran in this compilation and succeeded.
@@ -121,6 +128,7 @@ private:
   /// Parses the parts into one module.
   bool parseParts();
   bool runSema();
+  bool runAutodiff();
   bool runLower();
   bool runOpt();
 
@@ -132,6 +140,7 @@ private:
   bool ranAny = false;
   std::unique_ptr<Module> module;
   std::unique_ptr<ssa::Program> program;
+  std::unique_ptr<autodiff::Differentiator> differentiator;
   std::optional<graph::Graph> graphIR;
 };
 

@@ -81,7 +81,9 @@ struct Context {
 
 class Lowering {
 public:
-  Lowering(DiagnosticEngine &diags, const LowerOptions &options) : diags(diags), options(options) {}
+  Lowering(DiagnosticEngine &diags, const LowerOptions &options)
+      : diags(diags), options(options),
+        differentiator(options.differentiator ? *options.differentiator : ownDifferentiator) {}
 
   std::optional<Graph> run(const ssa::Program &program) {
     const ssa::Function *main = program.main();
@@ -794,7 +796,8 @@ private:
   CallSiteId opSite = kNoCallSite;
   std::map<std::pair<const ssa::InlineSite *, CallSiteId>, CallSiteId> siteMemo;
   std::map<const ssa::Function *, bool> effectsCache;
-  autodiff::Differentiator differentiator{diags};
+  autodiff::Differentiator ownDifferentiator{diags};
+  autodiff::Differentiator &differentiator;
 };
 
 } // namespace

@@ -26,13 +26,19 @@
 
 namespace dlm {
 class DiagnosticEngine;
+namespace autodiff {
+class Differentiator;
 }
+} // namespace dlm
 
 namespace dlm::lower {
 
 struct LowerOptions {
   /// parallel_iterations of every loop frame (TensorFlow's default is 10).
   int64_t parallelIterations = 10;
+  /// Where the derivatives of `grad` ops come from: the driver's autodiff stage, which has made
+  /// them already (Differentiator::differentiateProgram); null: lowering makes its own.
+  autodiff::Differentiator *differentiator = nullptr;
 };
 
 /// Lowers `program` (its `main`, with every call inlined) into one graph named "main". Reports

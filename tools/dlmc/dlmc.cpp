@@ -27,7 +27,7 @@ static void printHelp(llvm::raw_ostream &os) {
      << "  --emit=KIND             print the output of one stage and stop:\n";
   for (const EmitKindInfo &info : getEmitKinds()) {
     os << "      " << info.name;
-    os.indent(info.name.size() < 8 ? 8 - info.name.size() : 1);
+    os.indent(info.name.size() < 10 ? 10 - info.name.size() : 1);
     os << info.description << (info.print ? "" : " (not in this build yet)") << "\n";
   }
   os << "  -o FILE                 write a native executable (with -c: the object file)\n"
