@@ -13,7 +13,6 @@ seconds each epoch took.
 """
 import argparse
 import gzip
-import json
 import os
 import struct
 import time
@@ -26,6 +25,9 @@ import torch
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests",
                                 "e2e", "twins"))
 from dlmref import philox4x32  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "peers"))
+from workloads import common as safetensors  # noqa: E402
 
 DATA = os.environ.get("DLM_DATA", "/usr/share/datasets/fashion-mnist")
 
@@ -46,20 +48,8 @@ def fashion_mnist(split):
 
 
 def read_safetensors(path):
-    """The tensors of a safetensors file (F32 only), in the order of their names."""
-    with open(path, "rb") as f:
-        raw = f.read()
-    (n,) = struct.unpack("<Q", raw[:8])
-    header = json.loads(raw[8:8 + n])
-    header.pop("__metadata__", None)
-    out = []
-    for name in sorted(header, key=int):
-        meta = header[name]
-        assert meta["dtype"] == "F32", meta
-        a, b = meta["data_offsets"]
-        arr = np.frombuffer(raw[8 + n + a:8 + n + b], dtype=np.float32).reshape(meta["shape"])
-        out.append(torch.from_numpy(arr.copy()))
-    return out
+    """The tensors of a safetensors file, in the order of their names."""
+    return [torch.from_numpy(a) for a in safetensors.read_safetensors(path)]
 
 
 def dlm_randperm(n, key, start):
