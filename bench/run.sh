@@ -43,3 +43,18 @@ if [ -x "$BIN/dlm" ] && [ -x "$BIN/mlp_gemm_ref" ]; then
   echo "== jit (bench/jit/bench.py)"
   /usr/bin/python3 "$HERE/jit/bench.py" "$BIN"
 fi
+
+# --- peers: this core's FMA peak, the GEMM libraries, and dlm against JAX, torch.compile, TF and
+# PyTorch eager on every workload family, one core each (bench/peers/, bench/RESULTS.md "Peers") ---
+if [ -x "$BIN/fma_peak" ]; then
+  echo "== FMA peak and GEMM libraries (bench/peers/gemm_table.py)"
+  /usr/bin/python3 "$HERE/peers/gemm_table.py" "$BIN"
+fi
+VENV=${PEERS_VENV:-$BUILD/peers-venv}
+if [ -x "$VENV/bin/python" ]; then
+  echo "== peers (bench/peers/peers.py ${PEERS_ARGS:-})"
+  # shellcheck disable=SC2086 # PEERS_ARGS is a list of options
+  "$VENV/bin/python" "$HERE/peers/peers.py" --bin "$BIN" --venv "$VENV" ${PEERS_ARGS:-}
+else
+  echo "== peers: skipped: no venv at $VENV (bench/peers/setup.sh $VENV builds it from PyPI: JAX, TensorFlow, PyTorch 2)"
+fi
