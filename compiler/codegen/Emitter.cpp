@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/codegen/Emitter.h"
 
+#include "compiler/codegen/CodegenError.h"
 #include "compiler/codegen/ElementCode.h"
 #include "compiler/ir/ErrorReport.h"
 #include "compiler/ir/OpRegistry.h"
@@ -1563,9 +1564,13 @@ private:
 
 } // namespace
 
-std::unique_ptr<llvm::Module> emitModule(const Graph &g, const Structure &s, llvm::LLVMContext &ctx,
-                                         const EmitOptions &options, std::string &error) {
-  return Emitter(g, s, ctx, options, error).run();
+llvm::Expected<std::unique_ptr<llvm::Module>>
+emitModule(const Graph &g, const Structure &s, llvm::LLVMContext &ctx, const EmitOptions &options) {
+  std::string error;
+  std::unique_ptr<llvm::Module> m = Emitter(g, s, ctx, options, error).run();
+  if (!m)
+    return internalError(error);
+  return m;
 }
 
 } // namespace dlm::codegen

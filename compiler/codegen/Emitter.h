@@ -14,6 +14,7 @@
 
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/Error.h"
 
 #include <functional>
 #include <memory>
@@ -28,11 +29,11 @@ struct EmitOptions {
   std::function<std::string(const graph::Location &)> sourceLine;
 };
 
-/// Emits `g` (structured as `s`) into a new module of `ctx`, or returns null and fills
-/// `error` (an internal error: an op or a type codegen does not handle).
-std::unique_ptr<llvm::Module> emitModule(const graph::Graph &g, const Structure &s,
-                                         llvm::LLVMContext &ctx, const EmitOptions &options,
-                                         std::string &error);
+/// Emits `g` (structured as `s`) into a new module of `ctx`. Fails with an internal error for an
+/// op or a type codegen does not handle, or a module LLVM's verifier rejects.
+llvm::Expected<std::unique_ptr<llvm::Module>> emitModule(const graph::Graph &g, const Structure &s,
+                                                         llvm::LLVMContext &ctx,
+                                                         const EmitOptions &options);
 
 } // namespace dlm::codegen
 

@@ -503,4 +503,59 @@ unsigned ObjectCache::evict() const {
   return removed;
 }
 
+std::string packObjects(llvm::ArrayRef<std::unique_ptr<llvm::MemoryBuffer>> objects) {
+  std::string pack(kPackMagic);
+  auto append = [&](uint64_t value, unsigned bytes) {
+    for (unsigned k = 0; k < bytes; ++k)
+      pack.push_back((char)(value >> (8 * k)));
+  };
+  append(kPackVersion, 4);
+  append(objects.size(), 4);
+  for (const auto &object : objects)
+    append(object->getBufferSize(), 8);
+  for (const auto &object : objects)
+    pack += object->getBuffer();
+  return pack;
+}
+
+llvm::Expected<std::vector<std::unique_ptr<llvm::MemoryBuffer>>>
+unpackObjects(llvm::StringRef pack) {
+  auto notAPack = [](const std::string &why) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), why);
+  };
+  namespace endian = llvm::support::endian;
+  size_t header = kPackMagic.size() + 8;
+  if (pack.size() < header || !pack.starts_with(kPackMagic))
+    return notAPack("not a pack of objects");
+  uint32_t version = endian::read32le(pack.data() + kPackMagic.size());
+  uint32_t count = endian::read32le(pack.data() + kPackMagic.size() + 4);
+  if (version != kPackVersion)
+    return notAPack("object pack version " + std::to_string(version) + ", this dlm reads " +
+                    std::to_string(kPackVersion));
+  if (count == 0 || count > kPackMaxObjects || pack.size() < header + 8 * (size_t)count)
+    return notAPack("object pack of " + std::to_string(count) + " objects in " +
+                    std::to_string(pack.size()) + " bytes");
+  uint64_t at = header + 8 * (uint64_t)count;
+  std::vector<uint64_t> sizes;
+  for (uint32_t k = 0; k < count; ++k) {
+    uint64_t size = endian::read64le(pack.data() + header + 8 * k);
+    if (size == 0 || size > pack.size() - at)
+      return notAPack("object pack: object " + std::to_string(k) + " of " + std::to_string(size) +
+                      " bytes past the end of the entry");
+    sizes.push_back(size);
+    at += size;
+  }
+  if (at != pack.size())
+    return notAPack("object pack: " + std::to_string(pack.size() - at) +
+                    " bytes after its objects");
+  at = header + 8 * (uint64_t)count;
+  std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects;
+  for (uint32_t k = 0; k < count; ++k) {
+    objects.push_back(llvm::MemoryBuffer::getMemBufferCopy(pack.substr(at, sizes[k]),
+                                                           "cached object " + std::to_string(k)));
+    at += sizes[k];
+  }
+  return objects;
+}
+
 } // namespace dlm::codegen

@@ -17,8 +17,10 @@
 #ifndef DLM_COMPILER_CODEGEN_OBJECTCACHE_H
 #define DLM_COMPILER_CODEGEN_OBJECTCACHE_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/BLAKE3.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <array>
@@ -77,6 +79,23 @@ ObjectCacheConfig objectCacheConfigFromEnvironment();
 std::string untrustedDirectory(llvm::StringRef path, uint32_t owner, uint32_t mode, uint32_t uid);
 /// The same for an entry file: the user's, writable by no one else.
 std::string untrustedEntry(llvm::StringRef path, uint32_t owner, uint32_t mode, uint32_t uid);
+
+/// An entry's payload: a program's objects — one, or two from a compile on two threads — packed
+/// into one byte string: the magic kPackMagic, the format version and the number of objects
+/// (32-bit little-endian each), each object's size (64-bit little-endian), then the objects back
+/// to back. The magic and version are part of the key (JitSession).
+constexpr llvm::StringLiteral kPackMagic = "DLMPACK\n";
+constexpr uint32_t kPackVersion = 1;
+constexpr uint32_t kPackMaxObjects = 16;
+
+/// `objects` as one pack.
+std::string packObjects(llvm::ArrayRef<std::unique_ptr<llvm::MemoryBuffer>> objects);
+
+/// The objects of `pack`, each copied into a buffer of its own; an error saying why when it is
+/// not a whole pack this dlm reads (another magic or version, no objects or too many, a size past
+/// its end, an empty object or bytes after the last one): the entry is then a miss.
+llvm::Expected<std::vector<std::unique_ptr<llvm::MemoryBuffer>>>
+unpackObjects(llvm::StringRef pack);
 
 /// The entries of one cache directory. Entries are written to a temporary file in the directory
 /// and renamed over their name, so a reader (another dlm process) sees a whole entry or none.

@@ -1,5 +1,5 @@
 """Every runtime entry the emitter calls (a "dlm_..." name in compiler/codegen) must be defined in
-the JIT by DLM_CAPI_SYMBOLS (Codegen.cpp). A missing one still resolves while the dlm binary
+the JIT by DLM_CAPI_SYMBOLS (JitSession.cpp). A missing one still resolves while the dlm binary
 happens to export it, and fails to link as soon as it does not."""
 import glob, re, sys
 
@@ -10,7 +10,7 @@ own = {"dlm_main", "dlm_init", "dlm_fini", "dlm_release_tensors", "dlm_fused", "
 used = set()
 for path in glob.glob(src + "/compiler/codegen/*.cpp"):
     used |= set(re.findall(r'"(dlm_\w+)"', open(path).read())) - own
-codegen = open(src + "/compiler/codegen/Codegen.cpp").read()
+codegen = open(src + "/compiler/codegen/JitSession.cpp").read()
 block = re.search(r"#define DLM_CAPI_SYMBOLS\(X\)(.*?)\n\n", codegen, re.S).group(1)
 defined = set(re.findall(r"X\((dlm_\w+)\)", block))
 missing = sorted(used - defined)
