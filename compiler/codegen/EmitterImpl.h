@@ -77,7 +77,8 @@ private:
 
   /// Drops a reference; a null one (a branch that did not run, a moved value) costs a test.
   /// (Inline, not a call to a shared helper: at machine-code level 0 — the large-program JIT
-  /// path — a helper made the LSTM training step ~5% slower, for ~6 ms less compile time.)
+  /// path — a helper cost a training step more than it saved of compile time; docs/codegen.md
+  /// "Ops".)
   void release(llvm::IRBuilder<> &at, llvm::Value *t);
 
   /// Drops the reference tensor slot `slot` holds, if any, and nulls the slot.
@@ -336,8 +337,9 @@ private:
 
   /// `ptr @dlm.dense_data(ptr t, ptr out, ptr outData, ptr copySlot)`: outData when t is out;
   /// else t's dense data, or that of a contiguous copy of t (a view), stored in *copySlot (null
-  /// otherwise); null data and a null copy when the copy failed. One call per operand (41 in
-  /// the LSTM training script) rather than five blocks inline (see releaseFunction).
+  /// otherwise); null data and a null copy when the copy failed. One call per operand rather
+  /// than five blocks inline: less to compile, and the inliner puts the blocks back from -O1
+  /// (docs/codegen.md "Ops"; release, by contrast, stays inline).
   llvm::Function *denseDataFunction();
 
   /// A 0-d tensor holding a register scalar (a new reference).

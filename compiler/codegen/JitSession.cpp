@@ -341,8 +341,8 @@ struct JitSession::Impl {
     }
     // The whole module compiles before the program runs: @dlm_main calls every other function
     // of the module, and ORC's compile-on-demand layer (a module per function, each cloned
-    // through bitcode into its own context, calls through stubs) cost ~35% more CPU than
-    // compiling the module at once.
+    // through bitcode into its own context, calls through stubs) cost more CPU than compiling
+    // the module at once (docs/codegen.md "JIT").
     std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects;
     if (large) {
       LargeCompileOptions largeOptions;

@@ -85,11 +85,11 @@ namespace {
 
 /// Tells the loop vectoriser the width to use for the loops of `f` — one vector register of its
 /// widest loaded or stored element, no interleaving — so that it skips its search over widths and
-/// interleave counts (for the LSTM training script's 25 loops that search cost ~12 ms of CPU, and
-/// the interleaved code it chose ~7 ms more instruction selection, for no faster run on loops of
-/// at most a few thousand elements). Only in functions whose phis are all integers (induction
-/// variables): a width hint also lets the vectoriser reorder a floating-point reduction, and the
-/// outlined elementwise loops have none.
+/// interleave counts: on loops of at most a few thousand elements the search, and the larger
+/// interleaved code it chose, cost more compile time than they won back (docs/codegen.md "Large
+/// programs"). Only in functions whose phis are all integers (induction variables): a width hint
+/// also lets the vectoriser reorder a floating-point reduction, and the outlined elementwise
+/// loops have none.
 void pinVectorWidth(llvm::Function &f, llvm::TargetMachine &tm) {
   unsigned bits = 0;
   for (llvm::Instruction &i : llvm::instructions(f)) {
@@ -140,22 +140,18 @@ void pinVectorWidth(llvm::Function &f, llvm::TargetMachine &tm) {
 /// The JIT compiles a program the large-program way (mergeIdenticalFunctions, vectorizeLoops,
 /// then machine-code level 0) when its elementwise loops are small and either it has no loop
 /// inside a loop or its @dlm_main has more than kJitSmallBudget instructions; always above
-/// kJitOptimizeBudget; every other program at the requested level. docs/codegen.md "Large programs"
-/// has the measurements.
+/// kJitOptimizeBudget; every other program at the requested level. The measurements behind the
+/// numbers, program by program, are in docs/codegen.md "Large programs".
 ///
 /// LLVM's -O2 pipeline and instruction selection grow faster than linearly with the size of
-/// @dlm_main, which holds every inlined call of the program (forward and backward): for the LSTM
-/// training script (~3100 instructions, elementwise loops over at most 4096 elements) they cost
-/// ~300 ms of CPU, the large-program way ~35 ms, and it runs as fast (its time is in the
-/// runtime's kernels and the calls to them). A small program still pays 25-110 ms of CPU for
-/// -O2 (bench/jit/first_result.dlm ~50 ms, examples/main.dlm 50-70 ms, against ~12 ms the
-/// large-program way), which only a long run wins back: level-0 code in @dlm_main costs a few ns
-/// per op of scalar and slot work (bench/jit/adds.dlm, 10^6 adds in a loop nest: 11.6 -> 18 ns
-/// per add). A loop nest is where a small program runs long; without one, each op runs at most
-/// one loop's trip count of times. Level-0 machine code is also slower per element, so a program
-/// with a loop over more than kJitSmallLoopElements elements (or a symbolic count) keeps the
-/// requested level up to kJitOptimizeBudget instructions (the Fashion-MNIST MLP, loops over
-/// 200k elements, ran ~13% slower at level 0).
+/// @dlm_main, which holds every inlined call of the program (forward and backward), and a large
+/// program runs as fast the cheap way: its time is in the runtime's kernels and the calls to
+/// them. A small program, too, pays more for -O2 than a short run wins back. Level-0 code keeps
+/// @dlm_main's scalars and tensor slots in memory, which costs per op where a program runs long:
+/// in a loop nest (without one, each op runs at most one loop's trip count of times). Level-0
+/// machine code is also slower per element, so a program with a loop over more than
+/// kJitSmallLoopElements elements (or a symbolic count) keeps the requested level up to
+/// kJitOptimizeBudget instructions.
 constexpr size_t kJitSmallBudget = 1500;
 constexpr size_t kJitOptimizeBudget = 4000;
 constexpr int64_t kJitSmallLoopElements = 4096;
@@ -186,7 +182,6 @@ bool nestedLoops(const graph::Graph &graph) {
 
 } // namespace
 
-/// Whether the JIT compiles `module` (emitted from `graph`) the large-program way.
 bool largeProgram(const llvm::Module &module, const graph::Graph &graph) {
   const llvm::Function *main = module.getFunction("dlm_main");
   if (!main)
@@ -199,24 +194,18 @@ bool largeProgram(const llvm::Module &module, const graph::Graph &graph) {
   return size > kJitSmallBudget || !nestedLoops(graph);
 }
 
-/// The JIT's pipeline for a large program (largeProgram) at -O2 and above: identical functions
-/// merged (mergeIdenticalFunctions), then the loop vectoriser alone on every function but
-/// @dlm_main (vectorizeLoops) — the outlined elementwise loops, where such a program's arithmetic
-/// is — and nothing on @dlm_main, whose calls into the runtime run as fast unoptimised.
-/// (instcombine and simplifycfg after the vectoriser cost ~3 ms of CPU on the LSTM script and its
-/// run was no faster.) Everything is then compiled at machine-code level 0 (FastISel and the fast
-/// register allocator: instruction selection and register allocation at any higher level cost
-/// 5-8x as much on these modules). The two halves may run on two threads (splitOffLoops).
-///
-/// Identical loops become one (13 of the LSTM script's 25: its three sigmoids, their gradients,
-/// ...), which halves what the vectoriser and instruction selection see.
+// The large-program way at -O2 and above: identical functions merged, then the loop vectoriser
+// alone on every function but @dlm_main — the outlined elementwise loops, where such a program's
+// arithmetic is — and nothing on @dlm_main, whose calls into the runtime run as fast unoptimised
+// (instcombine and simplifycfg after the vectoriser cost compile time, and the code ran no
+// faster). Everything is then compiled at machine-code level 0 (FastISel and the fast register
+// allocator: any higher level costs several times as much on these modules). The functions may
+// be compiled on two threads (SplitCompile.h).
 void mergeIdenticalFunctions(llvm::Module &module) {
   llvm::ModuleAnalysisManager unused; // the pass asks for no analysis
   llvm::MergeFunctionsPass().run(module, unused);
 }
 
-/// The loop vectoriser, with the width pinned (pinVectorWidth), on every function of `module` but
-/// @dlm_main.
 void vectorizeLoops(llvm::Module &module, llvm::TargetMachine &tm, Analyses &a) {
   llvm::FunctionPassManager fpm;
   fpm.addPass(llvm::LoopVectorizePass());

@@ -56,24 +56,22 @@ unsigned jitThreads(std::string &warning) {
 namespace {
 
 /// What a function costs to compile the large-program way, in units of about one instruction of
-/// @dlm_main at machine-code level 0 (~5 us of CPU): its instructions as emitted, times
-/// kJitLoopWeight for a loop the vectoriser widens (AVX-512 code: several machine instructions
-/// per IR one, and the vectoriser itself). On the LSTM training script @dlm_main (~3060
-/// instructions) took ~14 ms of CPU, its loops (~700 instructions) ~18 ms, its other functions
-/// (~160) under 1 ms.
+/// @dlm_main at machine-code level 0: its instructions as emitted, times kJitLoopWeight for a
+/// loop the vectoriser widens (AVX-512 code: several machine instructions per IR one, and the
+/// vectoriser itself). The weights are fitted to the LSTM training script's split
+/// (docs/codegen.md "Compiling on two threads").
 constexpr double kJitLoopWeight = 5;
 
 /// What the second thread pays before its share once the split is done, in the same units:
-/// reading the bitcode (~0.7 ms), and per loop more than the weight says (on the LSTM script its
-/// half took ~1.5 ms more than this thread's with an even estimate). Its target machines and
-/// pass managers it makes while the first thread splits.
+/// reading the bitcode, and per loop more than the weight says (with an even estimate without
+/// it, its half took longer than this thread's). Its target machines and pass managers it makes
+/// while the first thread splits.
 constexpr double kJitSplitStartCost = 450;
 
 /// A split compile's second half goes to another thread only when the balance (functionsToSplitOff)
 /// gives it at least this much work, in the same units: less does not pay for splitting the
-/// module and starting the thread. bench/jit/first_result.dlm (~420) and examples/main.dlm (~270)
-/// stay on one thread, the LSTM training script (~3300) does not (docs/codegen.md "Compiling on
-/// two threads").
+/// module and starting the thread (docs/codegen.md "Compiling on two threads" says which
+/// programs split).
 constexpr double kJitSplitMinCost = 800;
 
 /// Whether `f` holds an outlined loop: a loop latch the emitter marked (llvm.loop metadata).
