@@ -14,7 +14,7 @@
 #include "compiler/autodiff/Autodiff.h"
 
 #include "compiler/autodiff/Reverse.h"
-#include "compiler/frontend/Diagnostics.h"
+#include "compiler/support/Diagnostics.h"
 
 #include "llvm/ADT/DenseMap.h"
 

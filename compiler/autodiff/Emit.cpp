@@ -11,7 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/autodiff/Reverse.h"
 
-#include "compiler/frontend/Diagnostics.h"
+#include "compiler/support/Diagnostics.h"
 
 namespace dlm::autodiff {
 

@@ -13,8 +13,8 @@
 #ifndef DLM_COMPILER_CODEGEN_CODEGEN_H
 #define DLM_COMPILER_CODEGEN_CODEGEN_H
 
-#include "compiler/frontend/Diagnostics.h"
 #include "compiler/ir/Graph.h"
+#include "compiler/support/Diagnostics.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"

@@ -12,8 +12,8 @@
 #ifndef DLM_COMPILER_CODEGEN_CODEGENERROR_H
 #define DLM_COMPILER_CODEGEN_CODEGENERROR_H
 
-#include "compiler/frontend/Diagnostics.h"
 #include "compiler/ir/Graph.h"
+#include "compiler/support/Diagnostics.h"
 
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Error.h"

@@ -23,9 +23,9 @@
 #ifndef DLM_COMPILER_CODEGEN_NVPTX_H
 #define DLM_COMPILER_CODEGEN_NVPTX_H
 
-#include "compiler/frontend/Diagnostics.h"
 #include "compiler/ir/Graph.h"
 #include "compiler/opt/FusedOp.h"
+#include "compiler/support/Diagnostics.h"
 #include "runtime/Devices.h"
 
 #include "llvm/Support/raw_ostream.h"

@@ -13,9 +13,9 @@
 #define DLM_COMPILER_DRIVER_COMPILATION_H
 
 #include "compiler/frontend/AST.h"
-#include "compiler/frontend/Diagnostics.h"
 #include "compiler/ir/Graph.h"
 #include "compiler/sema/SSA.h"
+#include "compiler/support/Diagnostics.h"
 #include "runtime/Devices.h"
 
 #include "llvm/ADT/ArrayRef.h"

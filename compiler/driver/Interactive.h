@@ -12,8 +12,8 @@
 #ifndef DLM_COMPILER_DRIVER_INTERACTIVE_H
 #define DLM_COMPILER_DRIVER_INTERACTIVE_H
 
-#include "compiler/frontend/Diagnostics.h"
 #include "compiler/frontend/Parse.h"
+#include "compiler/support/Diagnostics.h"
 
 #include "llvm/ADT/StringRef.h"
 

@@ -15,8 +15,8 @@
 #ifndef DLM_COMPILER_ENGINE_ENGINE_H
 #define DLM_COMPILER_ENGINE_ENGINE_H
 
-#include "compiler/frontend/Diagnostics.h"
 #include "compiler/ir/Graph.h"
+#include "compiler/support/Diagnostics.h"
 #include "runtime/exec/Executor.h"
 
 namespace dlm::engine {

@@ -12,8 +12,8 @@
 #define DLM_COMPILER_FRONTEND_ASTBUILDER_H
 
 #include "compiler/frontend/AST.h"
-#include "compiler/frontend/Diagnostics.h"
-#include "compiler/frontend/SourceText.h"
+#include "compiler/support/Diagnostics.h"
+#include "compiler/support/SourceText.h"
 
 #include "DlmParser.h"
 

@@ -12,7 +12,7 @@
 #define DLM_COMPILER_FRONTEND_ASTDUMPER_H
 
 #include "compiler/frontend/AST.h"
-#include "compiler/frontend/Diagnostics.h"
+#include "compiler/support/Diagnostics.h"
 
 #include "llvm/Support/raw_ostream.h"
 

@@ -3,8 +3,8 @@
 
 #include "compiler/frontend/ASTBuilder.h"
 #include "compiler/frontend/IndentingTokenizer.h"
-#include "compiler/frontend/SourceText.h"
 #include "compiler/frontend/SyntaxErrors.h"
+#include "compiler/support/SourceText.h"
 
 #include "ANTLRInputStream.h"
 #include "BailErrorStrategy.h"

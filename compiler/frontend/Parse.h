@@ -12,7 +12,7 @@
 #define DLM_COMPILER_FRONTEND_PARSE_H
 
 #include "compiler/frontend/AST.h"
-#include "compiler/frontend/Diagnostics.h"
+#include "compiler/support/Diagnostics.h"
 
 #include <memory>
 #include <string>

@@ -15,8 +15,8 @@
 #ifndef DLM_COMPILER_FRONTEND_SYNTAXERRORS_H
 #define DLM_COMPILER_FRONTEND_SYNTAXERRORS_H
 
-#include "compiler/frontend/Diagnostics.h"
-#include "compiler/frontend/SourceText.h"
+#include "compiler/support/Diagnostics.h"
+#include "compiler/support/SourceText.h"
 
 #include "BaseErrorListener.h"
 #include "DefaultErrorStrategy.h"

@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/ir/Dlmir.h"
 
-#include "compiler/frontend/Diagnostics.h"
+#include "compiler/support/Diagnostics.h"
 
 #include "llvm/ADT/StringExtras.h"
 

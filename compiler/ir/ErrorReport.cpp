@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/ir/ErrorReport.h"
 
-#include "compiler/frontend/Diagnostics.h"
+#include "compiler/support/Diagnostics.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 

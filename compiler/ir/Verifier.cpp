@@ -9,8 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/ir/Verifier.h"
 
-#include "compiler/frontend/Diagnostics.h"
 #include "compiler/ir/Dlmir.h"
+#include "compiler/support/Diagnostics.h"
 
 #include <set>
 

@@ -16,8 +16,8 @@
 #include "compiler/lower/Lower.h"
 
 #include "compiler/autodiff/Autodiff.h"
-#include "compiler/frontend/Diagnostics.h"
 #include "compiler/ir/Verifier.h"
+#include "compiler/support/Diagnostics.h"
 #include "runtime/Promotion.h"
 
 #include "llvm/ADT/DenseMap.h"

@@ -1,8 +1,8 @@
 //===- compiler/opt/Pipeline.cpp - The pass registry and the pass manager --===//
 #include "compiler/opt/Pipeline.h"
 
-#include "compiler/frontend/Diagnostics.h"
 #include "compiler/ir/Dlmir.h"
+#include "compiler/support/Diagnostics.h"
 
 #include "llvm/Support/Format.h"
 

@@ -21,7 +21,7 @@
 #include "compiler/opt/GraphUtil.h"
 #include "compiler/opt/Pass.h"
 
-#include "compiler/frontend/Diagnostics.h"
+#include "compiler/support/Diagnostics.h"
 
 namespace dlm::opt {
 

@@ -39,7 +39,7 @@
 #include "compiler/opt/MemoryPlanning.h"
 #include "compiler/opt/Pass.h"
 
-#include "compiler/frontend/Diagnostics.h"
+#include "compiler/support/Diagnostics.h"
 
 #include <algorithm>
 #include <cmath>

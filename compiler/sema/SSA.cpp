@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/sema/SSA.h"
 
-#include "compiler/frontend/Diagnostics.h"
+#include "compiler/support/Diagnostics.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"

@@ -12,8 +12,8 @@
 #define DLM_COMPILER_SEMA_SEMA_H
 
 #include "compiler/frontend/AST.h"
-#include "compiler/frontend/Diagnostics.h"
 #include "compiler/sema/SSA.h"
+#include "compiler/support/Diagnostics.h"
 
 #include <functional>
 #include <memory>

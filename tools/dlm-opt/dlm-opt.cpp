@@ -9,12 +9,12 @@
 // on stderr), 2 usage.
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/frontend/Diagnostics.h"
 #include "compiler/ir/Dlmir.h"
 #include "compiler/ir/DotWriter.h"
 #include "compiler/ir/Verifier.h"
 #include "compiler/opt/FusedOp.h"
 #include "compiler/opt/Pipeline.h"
+#include "compiler/support/Diagnostics.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"

@@ -7,9 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/ir/ErrorReport.h"
-#include "compiler/frontend/Diagnostics.h"
 #include "compiler/ir/Dlmir.h"
 #include "compiler/ir/Verifier.h"
+#include "compiler/support/Diagnostics.h"
 
 #include <gtest/gtest.h>
 

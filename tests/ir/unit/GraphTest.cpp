@@ -5,9 +5,9 @@
 // independent clones, use lists, type flattening, and the verifier on API-built graphs.
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/frontend/Diagnostics.h"
 #include "compiler/ir/Dlmir.h"
 #include "compiler/ir/Verifier.h"
+#include "compiler/support/Diagnostics.h"
 
 #include <gtest/gtest.h>
 

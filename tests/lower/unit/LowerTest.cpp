@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/lower/Lower.h"
-#include "compiler/frontend/Diagnostics.h"
 #include "compiler/ir/Dlmir.h"
+#include "compiler/support/Diagnostics.h"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/sema/SSA.h"
 
-#include "compiler/frontend/Diagnostics.h"
+#include "compiler/support/Diagnostics.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-//===- compiler/frontend/SourceText.cpp - ANTLR positions to SMLocs -------===//
-#include "compiler/frontend/SourceText.h"
+//===- compiler/support/SourceText.cpp - ANTLR positions to SMLocs --------===//
+#include "compiler/support/SourceText.h"
 
 #include "llvm/Support/ConvertUTF.h"
 

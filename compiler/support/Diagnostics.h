@@ -1,4 +1,4 @@
-//===- compiler/frontend/Diagnostics.h - The one diagnostics engine -------===//
+//===- compiler/support/Diagnostics.h - The one diagnostics engine --------===//
 //
 // Every user-facing error of the compiler goes through one DiagnosticEngine: the parser's
 // syntax errors, sema's type and shape errors, and run-time errors that point back into the
@@ -21,8 +21,8 @@
 // expected; a run passes iff it returns true.
 //
 //===----------------------------------------------------------------------===//
-#ifndef DLM_COMPILER_FRONTEND_DIAGNOSTICS_H
-#define DLM_COMPILER_FRONTEND_DIAGNOSTICS_H
+#ifndef DLM_COMPILER_SUPPORT_DIAGNOSTICS_H
+#define DLM_COMPILER_SUPPORT_DIAGNOSTICS_H
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
@@ -161,4 +161,4 @@ private:
 
 } // namespace dlm
 
-#endif // DLM_COMPILER_FRONTEND_DIAGNOSTICS_H
+#endif // DLM_COMPILER_SUPPORT_DIAGNOSTICS_H

@@ -1,14 +1,14 @@
-//===- compiler/frontend/Diagnostics.cpp - The one diagnostics engine -----===//
+//===- compiler/support/Diagnostics.cpp - The one diagnostics engine ------===//
 //
 // Printing is llvm::SourceMgr's (file:line:col, source line, caret and ~~~ ranges, colour via
 // WithColor); this file adds counting, the error limit, colour policy and verify mode.
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/frontend/Diagnostics.h"
+#include "compiler/support/Diagnostics.h"
+#include "compiler/support/SourceText.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/Errc.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -19,12 +19,6 @@
 #include <cstring>
 
 namespace dlm {
-
-/// True when `text` is not valid UTF-8 (SourceMgr then prints no caret).
-static bool findInvalidUTF8Offset(llvm::StringRef text) {
-  const auto *begin = reinterpret_cast<const llvm::UTF8 *>(text.data());
-  return !llvm::isLegalUTF8String(&begin, begin + text.size());
-}
 
 llvm::StringRef diagKindName(DiagKind kind) {
   switch (kind) {
@@ -230,7 +224,7 @@ void DiagnosticEngine::printTo(llvm::raw_ostream &out, const Diagnostic &diag) {
   const char *bufferEnd = sourceMgr.getMemoryBuffer(buffer)->getBufferEnd();
   const char *lineEnd = line < starts.size() ? starts[line] - 1 : bufferEnd;
   llvm::StringRef lineText(starts[line - 1], lineEnd - starts[line - 1]);
-  if (lineText.size() > kMaxShownLine || findInvalidUTF8Offset(lineText))
+  if (lineText.size() > kMaxShownLine || findInvalidUTF8(lineText))
     return printWindowed(out, diag, lineText);
   llvm::SmallVector<llvm::SMRange, 1> ranges;
   if (diag.range.End.isValid() && diag.range.End.getPointer() > diag.range.Start.getPointer())

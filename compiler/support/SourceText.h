@@ -1,14 +1,15 @@
-//===- compiler/frontend/SourceText.h - ANTLR positions to SMLocs ---------===//
+//===- compiler/support/SourceText.h - ANTLR positions to SMLocs ----------===//
 //
 // ANTLR counts positions in code points; the DiagnosticEngine's SourceMgr counts bytes. A
 // SourceText is the text handed to ANTLR (the buffer minus a UTF-8 byte-order mark) plus the
 // table that maps a code-point index back to a pointer into the buffer. For pure-ASCII files
-// (the common case) the table is empty and the mapping is an addition. Internal to the
-// frontend.
+// (the common case) the table is empty and the mapping is an addition. The frontend maps
+// ANTLR's token positions with it; findInvalidUTF8 also tells the DiagnosticEngine when a
+// source line cannot be shown with a caret.
 //
 //===----------------------------------------------------------------------===//
-#ifndef DLM_COMPILER_FRONTEND_SOURCETEXT_H
-#define DLM_COMPILER_FRONTEND_SOURCETEXT_H
+#ifndef DLM_COMPILER_SUPPORT_SOURCETEXT_H
+#define DLM_COMPILER_SUPPORT_SOURCETEXT_H
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/SMLoc.h"
@@ -46,4 +47,4 @@ std::optional<size_t> findInvalidUTF8(llvm::StringRef buffer);
 
 } // namespace dlm
 
-#endif // DLM_COMPILER_FRONTEND_SOURCETEXT_H
+#endif // DLM_COMPILER_SUPPORT_SOURCETEXT_H

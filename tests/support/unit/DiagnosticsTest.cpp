@@ -1,10 +1,10 @@
-//===- tests/frontend/unit/DiagnosticsTest.cpp - The diagnostics engine ---===//
+//===- tests/support/unit/DiagnosticsTest.cpp - The diagnostics engine ----===//
 //
 // The printed format, counting and the summary line, notes, the print hook, the error limit,
 // colour policy, file loading errors, line/column mapping and verify mode.
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/frontend/Diagnostics.h"
+#include "compiler/support/Diagnostics.h"
 
 #include "llvm/Support/raw_ostream.h"
 
