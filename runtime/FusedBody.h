@@ -1,6 +1,6 @@
 //===- runtime/FusedBody.h - The body of a `fused` node -------------------===//
 //
-// `fused(x0, x1, ...) {body = "..."}` (compiler/opt/FusedOp.h, docs/ir.md "fused") computes a
+// `fused(x0, x1, ...) {body = "..."}` (compiler/ir/FusedOp.h, docs/ir.md "fused") computes a
 // chain of elementwise ops in one node. Its body is a small expression in SSA form over the
 // node's inputs:
 //

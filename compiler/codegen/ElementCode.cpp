@@ -313,7 +313,7 @@ llvm::Value *ElementCode::body(const ElementBody &body, llvm::ArrayRef<llvm::Val
                                llvm::ArrayRef<DType> types) {
   std::vector<llvm::Value *> values(args.begin(), args.end());
   std::vector<DType> dtypes(types.begin(), types.end());
-  for (const opt::FusedStatement &st : body) {
+  for (const FusedStatement &st : body) {
     std::vector<llvm::Value *> in;
     std::vector<DType> inTypes;
     for (unsigned v : st.operands) {

@@ -16,7 +16,7 @@
 #ifndef DLM_COMPILER_CODEGEN_ELEMENTCODE_H
 #define DLM_COMPILER_CODEGEN_ELEMENTCODE_H
 
-#include "compiler/opt/FusedOp.h"
+#include "compiler/ir/FusedOp.h"
 #include "runtime/DType.h"
 
 #include "llvm/IR/IRBuilder.h"
@@ -28,7 +28,7 @@
 namespace dlm::codegen {
 
 /// An elementwise expression: statements over numbered inputs (FusedOp.h's syntax).
-using ElementBody = std::vector<opt::FusedStatement>;
+using ElementBody = std::vector<FusedStatement>;
 
 /// One operand of a loop function: a tensor (its data pointer) or a scalar (its value).
 struct LoopOperand {

@@ -7,8 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/codegen/EmitterImpl.h"
 
-#include "compiler/opt/GraphUtil.h"
-#include "compiler/opt/MemoryPlanning.h"
+#include "compiler/ir/NodeFacts.h"
 
 #include <map>
 #include <string_view>
@@ -221,7 +220,7 @@ bool Emitter::emitStaticSlice(const Node &n) {
       repr({n.id, 0}) != Repr::Tensor)
     return false;
   const Shape &in = g.typeOf(n.inputs[0]).shape(), &out = n.results[0].shape();
-  std::optional<std::vector<int64_t>> start = opt::staticSliceStart(n, in, out);
+  std::optional<std::vector<int64_t>> start = graph::staticSliceStart(n, in, out);
   if (!start)
     return false;
   llvm::Value *view =
@@ -281,7 +280,7 @@ bool Emitter::emitStaticSliceGrad(const Node &n) {
       repr({n.id, 0}) != Repr::Tensor)
     return false;
   const Shape &in = n.results[0].shape(), &window = g.typeOf(n.inputs[0]).shape();
-  std::optional<std::vector<int64_t>> start = opt::staticSliceStart(n, in, window);
+  std::optional<std::vector<int64_t>> start = graph::staticSliceStart(n, in, window);
   if (!start)
     return false;
   llvm::Value *grad =

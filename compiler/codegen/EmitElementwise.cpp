@@ -8,8 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/codegen/EmitterImpl.h"
 
+#include "compiler/ir/FusedOp.h"
 #include "compiler/ir/OpRegistry.h"
-#include "compiler/opt/FusedOp.h"
 
 #include "llvm/IR/MDBuilder.h"
 
@@ -30,12 +30,12 @@ std::optional<ElementBody> Emitter::elementBody(const Node &n) {
     const std::string *body = text ? std::get_if<std::string>(text) : nullptr;
     if (!body)
       return std::nullopt;
-    return opt::parseFusedBody(*body, n.inputs.size());
+    return parseFusedBody(*body, n.inputs.size());
   }
   const OpInfo *info = OpRegistry::get().lookup(n.op);
   if (!info || !info->elementwise || !(n.attrs.empty() || n.op == "cast"))
     return std::nullopt;
-  opt::FusedStatement st;
+  FusedStatement st;
   st.op = n.op;
   for (unsigned i = 0; i < n.inputs.size(); ++i)
     st.operands.push_back(i);

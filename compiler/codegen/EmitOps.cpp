@@ -7,8 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/codegen/EmitterImpl.h"
 
-#include "compiler/opt/GraphUtil.h"
-#include "compiler/opt/MemoryPlanning.h"
+#include "compiler/ir/NodeFacts.h"
 #include "runtime/Devices.h"
 
 namespace dlm::codegen {
@@ -74,7 +73,7 @@ bool Emitter::emitKernelRun(const Node &n) {
 }
 
 std::optional<ValueRef> Emitter::accumulatorDonor(const Node &n) {
-  std::optional<size_t> k = opt::accumulatorOperand(g, n);
+  std::optional<size_t> k = graph::accumulatorOperand(g, n);
   if (!k || repr(n.inputs[*k]) != Repr::Tensor)
     return std::nullopt;
   ValueRef r = s.resolve(g, n.inputs[*k]);

@@ -261,7 +261,7 @@ private:
   /// structs, output array, output count or status to read back).
   bool emitKernelRun(const Node &n);
 
-  /// matmul_bias's addend (opt::accumulatorOperand), resolved, when n may take it over
+  /// matmul_bias's addend (graph::accumulatorOperand), resolved, when n may take it over
   /// (donatable): dlm_matmul_bias_accumulate then writes the sum over it if nothing else holds it.
   std::optional<ValueRef> accumulatorDonor(const Node &n);
 

@@ -163,7 +163,7 @@ bool buildKernel(llvm::Module &m, const ElementBody &body,
 
 bool compileForRuntime(std::string_view bodyText, std::span<const rt::FusedOperand> operands,
                        size_t rank, std::string &ptx, std::string &entry, std::string &error) {
-  std::optional<ElementBody> body = opt::parseFusedBody(bodyText, operands.size());
+  std::optional<ElementBody> body = parseFusedBody(bodyText, operands.size());
   if (!body || body->empty()) {
     error = "malformed fused body '" + std::string(bodyText) + "'";
     return false;
@@ -221,8 +221,7 @@ bool printPtx(const graph::Graph &graph, DiagnosticEngine &diags, llvm::raw_ostr
       continue;
     const AttrValue *attr = n.attr("body");
     const std::string *text = attr ? std::get_if<std::string>(attr) : nullptr;
-    std::optional<ElementBody> body =
-        text ? opt::parseFusedBody(*text, n.inputs.size()) : std::nullopt;
+    std::optional<ElementBody> body = text ? parseFusedBody(*text, n.inputs.size()) : std::nullopt;
     if (!body) {
       diags.error("internal error: fused node %" + std::to_string(n.id) + " has a malformed body");
       return false;

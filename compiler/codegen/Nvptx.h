@@ -23,8 +23,8 @@
 #ifndef DLM_COMPILER_CODEGEN_NVPTX_H
 #define DLM_COMPILER_CODEGEN_NVPTX_H
 
+#include "compiler/ir/FusedOp.h"
 #include "compiler/ir/Graph.h"
-#include "compiler/opt/FusedOp.h"
 #include "compiler/support/Diagnostics.h"
 #include "runtime/Devices.h"
 
@@ -42,7 +42,7 @@ inline constexpr const char *kPtxArch = "sm_90";
 /// Compiles `body` over `operands` into the PTX of one kernel named `name` for outputs of
 /// `rank` dims. nullopt with `error` set when the body uses something the generated GPU code
 /// cannot do (an op that needs the C library, an unsupported conversion) or `rank` > 8.
-std::optional<std::string> compileFusedPtx(const std::vector<opt::FusedStatement> &body,
+std::optional<std::string> compileFusedPtx(const std::vector<FusedStatement> &body,
                                            const std::vector<rt::FusedOperand> &operands,
                                            size_t rank, const std::string &name,
                                            std::string &error);

@@ -23,7 +23,7 @@
 // Requires: a verified graph  Preserves: frames, side effects  Invalidates: node ids
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/opt/FusedOp.h"
+#include "compiler/ir/FusedOp.h"
 #include "compiler/opt/GraphUtil.h"
 #include "compiler/opt/Pass.h"
 

@@ -224,34 +224,4 @@ bool isSplatConstant(const Node &n, double value) {
          std::all_of(list->begin(), list->end(), [&](double x) { return x == value; });
 }
 
-std::optional<std::vector<int64_t>> staticSliceStart(const Node &n, const Shape &whole,
-                                                     const Shape &window) {
-  auto ints = [&](const char *name) -> const std::vector<int64_t> * {
-    const AttrValue *a = n.attr(name);
-    return a ? std::get_if<std::vector<int64_t>>(a) : nullptr;
-  };
-  const std::vector<int64_t> *begin = ints("begin"), *end = ints("end"), *step = ints("step");
-  size_t rank = whole.size();
-  if (!begin || !end || !step || begin->size() != rank || end->size() != rank ||
-      step->size() != rank || window.size() != rank)
-    return std::nullopt;
-  std::vector<int64_t> start;
-  for (size_t d = 0; d < rank; ++d) {
-    int64_t first = (*begin)[d];
-    if ((*step)[d] != 1 || first == kDynamicIndex || (*end)[d] == kDynamicIndex ||
-        !whole[d].isStatic() || !window[d].isStatic())
-      return std::nullopt;
-    int64_t size = whole[d].size(), len = window[d].size();
-    if (first == kSliceToEnd)
-      first = 0;
-    if (first < 0)
-      first += size;
-    first = std::clamp<int64_t>(first, 0, size);
-    if (first + len > size)
-      return std::nullopt;
-    start.push_back(len > 0 ? first : 0);
-  }
-  return start;
-}
-
 } // namespace dlm::opt

@@ -96,14 +96,6 @@ std::optional<double> scalarConstant(const graph::Node &n);
 /// True when `n` is a `const` whose every element equals `value` (any shape).
 bool isSplatConstant(const graph::Node &n, double value);
 
-/// The start index in each dim of the window a `slice`/`slice_grad` node `n` (its begin, end and
-/// step attributes) cuts from a tensor of static shape `whole`, the window having static shape
-/// `window`: Python's clamping of `begin` done at compile time as the kernels do it at run time
-/// (an empty window starts at 0). nullopt when a step is not 1, a bound is dynamic or a dim is
-/// not static. The JIT's direct slice calls and concat-grads' tiling test both read it.
-std::optional<std::vector<int64_t>> staticSliceStart(const graph::Node &n, const Shape &whole,
-                                                     const Shape &window);
-
 } // namespace dlm::opt
 
 #endif // DLM_COMPILER_OPT_GRAPHUTIL_H

@@ -44,6 +44,7 @@
 #include "compiler/opt/Pass.h"
 #include "compiler/opt/StackWeb.h"
 
+#include "compiler/ir/NodeFacts.h"
 #include "compiler/ir/OpRegistry.h"
 
 #include <algorithm>
@@ -336,16 +337,6 @@ std::optional<int64_t> tripCount(const Graph &g, FrameId f) {
     return *limit <= *start ? 0 : (*limit - *start + *step - 1) / *step;
   }
   return std::nullopt;
-}
-
-std::optional<size_t> accumulatorOperand(const Graph &g, const Node &n) {
-  if (n.op != "matmul_bias" || n.inputs.size() != 3 || n.numResults() != 1)
-    return std::nullopt;
-  const Type &addend = g.typeOf(n.inputs[2]), &result = n.results[0];
-  if (!addend.isTensor() || !result.isTensor() || !isFloat(result.dtype()) ||
-      addend.dtype() != result.dtype() || addend.shape() != result.shape())
-    return std::nullopt;
-  return 2;
 }
 
 std::optional<MemoryPlan> planMemory(const Graph &g) {

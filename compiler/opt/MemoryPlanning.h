@@ -36,12 +36,6 @@ struct MemoryPlan {
 /// `for i in range(N)`); nullopt otherwise.
 std::optional<int64_t> tripCount(const graph::Graph &g, graph::FrameId f);
 
-/// The operand of `n` its result may be accumulated into, in place, when the operand dies at
-/// n: matmul_bias's addend (operand 2) of the result's float dtype and shape (a gradient
-/// accumulator, acc' = acc + h.T @ dz). The plan takes its buffer for the result, and the
-/// engines write the sum over it when they hold it alone at run time (docs/runtime.md).
-std::optional<size_t> accumulatorOperand(const graph::Graph &g, const graph::Node &n);
-
 /// Plans `g`'s memory; nullopt when the graph has a cycle other than the loop back edges.
 std::optional<MemoryPlan> planMemory(const graph::Graph &g);
 

@@ -39,8 +39,8 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/opt/Pass.h"
 
+#include "compiler/ir/FusedOp.h"
 #include "compiler/ir/OpRegistry.h"
-#include "compiler/opt/FusedOp.h"
 #include "runtime/Devices.h"
 
 #include <algorithm>

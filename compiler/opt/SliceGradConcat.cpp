@@ -32,6 +32,8 @@
 #include "compiler/opt/Pass.h"
 #include "compiler/opt/StackWeb.h"
 
+#include "compiler/ir/NodeFacts.h"
+
 #include <algorithm>
 
 namespace dlm::opt {

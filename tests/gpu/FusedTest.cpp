@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/codegen/Nvptx.h"
-#include "compiler/opt/FusedOp.h"
+#include "compiler/ir/FusedOp.h"
 #include "runtime/Devices.h"
 
 #include <gtest/gtest.h>
@@ -25,8 +25,8 @@ using namespace dlm;
 namespace {
 
 /// A one-statement body `%N = op(%0, ...) : dt` over `arity` inputs of dtype `in`.
-std::vector<opt::FusedStatement> oneOp(const std::string &op, size_t arity, DType dt) {
-  opt::FusedStatement st;
+std::vector<FusedStatement> oneOp(const std::string &op, size_t arity, DType dt) {
+  FusedStatement st;
   st.op = op;
   for (unsigned i = 0; i < arity; ++i)
     st.operands.push_back(i);
@@ -117,7 +117,7 @@ Attrs bodyAttr(const std::string &body) {
 
 TEST(CudaFused, MatchesTheCpu) {
   REQUIRE_GPU();
-  opt::registerFusedOp(); // the CPU kernel (the interpreter)
+  registerFusedOp(); // the CPU kernel (the interpreter)
   codegen::installPtxCompiler();
   SEEDED_GENERATOR(gen);
   Tensor x = randomF32({37, 129}, gen), y = randomF32({37, 129}, gen), row = randomF32({129}, gen),

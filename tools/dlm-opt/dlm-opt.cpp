@@ -11,8 +11,8 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/ir/Dlmir.h"
 #include "compiler/ir/DotWriter.h"
+#include "compiler/ir/FusedOp.h"
 #include "compiler/ir/Verifier.h"
-#include "compiler/opt/FusedOp.h"
 #include "compiler/opt/Pipeline.h"
 #include "compiler/support/Diagnostics.h"
 
@@ -166,7 +166,7 @@ std::optional<ValueRef> parseOutput(DiagnosticEngine &diag, const Graph &g, llvm
 }
 
 int run(const Options &opts) {
-  opt::registerFusedOp(); // the optimizer's own op may appear in the input
+  registerFusedOp(); // the optimizer's own op may appear in the input
   DiagnosticEngine diag(llvm::errs(), "dlm-opt");
   std::optional<unsigned> buffer = readInput(diag, opts.input);
   if (!buffer)

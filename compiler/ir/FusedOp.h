@@ -1,4 +1,4 @@
-//===- compiler/opt/FusedOp.h - The `fused` op that elementwise fusion makes ===//
+//===- compiler/ir/FusedOp.h - The `fused` op that elementwise fusion makes =//
 //
 // `fused(x0, x1, ...) {body = "..."}` computes a chain of elementwise ops in one node. Its body
 // is a small expression in SSA form over the node's inputs (docs/ir.md "fused"):
@@ -13,11 +13,13 @@
 // the body once per output element — one loop — and the runtime's `fused` kernel
 // (kernels/cpu/Fused.cpp: the executor's, and generated code's fallback) interprets it op by op
 // with the ordinary kernels (the same results bit for bit). The syntax itself lives in the
-// runtime (runtime/FusedBody.h), which AOT executables link without the compiler.
+// runtime (runtime/FusedBody.h), which AOT executables link without the compiler. The op is
+// part of the IR, not of the optimizer that makes it: `dlm-opt`'s parser, the JIT's and the
+// PTX code generators read it too.
 //
 //===----------------------------------------------------------------------===//
-#ifndef DLM_COMPILER_OPT_FUSEDOP_H
-#define DLM_COMPILER_OPT_FUSEDOP_H
+#ifndef DLM_COMPILER_IR_FUSEDOP_H
+#define DLM_COMPILER_IR_FUSEDOP_H
 
 #include "runtime/FusedBody.h"
 
@@ -26,7 +28,7 @@
 #include <string_view>
 #include <vector>
 
-namespace dlm::opt {
+namespace dlm {
 
 using FusedStatement = rt::FusedStatement;
 
@@ -41,6 +43,6 @@ std::string printFusedBody(const std::vector<FusedStatement> &body, size_t numIn
 /// before parsing .dlmir and by the fusion pass.
 void registerFusedOp();
 
-} // namespace dlm::opt
+} // namespace dlm
 
-#endif // DLM_COMPILER_OPT_FUSEDOP_H
+#endif // DLM_COMPILER_IR_FUSEDOP_H

@@ -1,11 +1,11 @@
-//===- compiler/opt/FusedOp.cpp - The `fused` op: op registry entry, type rule =//
-#include "compiler/opt/FusedOp.h"
+//===- compiler/ir/FusedOp.cpp - The `fused` op: registry entry, type rule ===//
+#include "compiler/ir/FusedOp.h"
 
 #include "compiler/ir/OpRegistry.h"
 
 #include <mutex>
 
-namespace dlm::opt {
+namespace dlm {
 
 namespace {
 
@@ -76,4 +76,4 @@ void registerFusedOp() {
   });
 }
 
-} // namespace dlm::opt
+} // namespace dlm
