@@ -3,25 +3,12 @@
 
 #include "compiler/ir/ErrorReport.h"
 #include "compiler/ir/OpRegistry.h"
+#include "compiler/ir/RuntimeAttrs.h"
 #include "runtime/Devices.h"
-
-#include <type_traits>
 
 namespace dlm::engine {
 
 namespace {
-
-std::vector<int64_t> convertShape(const Shape &shape) {
-  std::vector<int64_t> dims;
-  dims.reserve(shape.size());
-  for (const Dim &d : shape) {
-    if (d.isStatic())
-      dims.push_back(d.size());
-    else
-      dims.push_back(isInferDim(d) ? -1 : rt::kDynamicDim);
-  }
-  return dims;
-}
 
 /// The kernel name of `op` on the CPU (the registry may map an op to another kernel).
 std::string kernelName(const graph::Node &n) {
@@ -38,24 +25,6 @@ bool isExpensive(const graph::Node &n) {
 
 } // namespace
 
-rt::Attr convertAttr(const AttrValue &value) {
-  return std::visit(
-      [](const auto &v) -> rt::Attr {
-        using T = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<T, Shape>) {
-          return convertShape(v);
-        } else if constexpr (std::is_same_v<T, std::vector<Shape>>) {
-          std::vector<std::vector<int64_t>> shapes;
-          for (const Shape &s : v)
-            shapes.push_back(convertShape(s));
-          return shapes;
-        } else {
-          return v;
-        }
-      },
-      value);
-}
-
 rt::Status convertGraph(const graph::Graph &graph, rt::ExecGraph &out) {
   // Frames are numbered parents first, root 0, in both graphs.
   for (graph::FrameId f = 1; f < graph.numFrames(); ++f) {
@@ -70,8 +39,7 @@ rt::Status convertGraph(const graph::Graph &graph, rt::ExecGraph &out) {
     rt::ExecKind kind = rt::execKindOf(n.op);
     rt::Attrs attrs;
     if (kind == rt::ExecKind::Kernel)
-      for (const auto &[name, value] : n.attrs)
-        attrs.set(name, convertAttr(value));
+      attrs = graph::runtimeAttrs(n);
     rt::ExecNodeId id =
         out.addNode(kind == rt::ExecKind::Kernel ? kernelName(n) : n.op, std::move(inputs),
                     (int32_t)n.numResults(), (rt::ExecFrameId)n.frame, std::move(attrs));

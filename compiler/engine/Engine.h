@@ -2,8 +2,9 @@
 //
 // Where the compiler meets the runtime for `dlm run --engine=graph`: a lowered graph::Graph is
 // copied into the runtime's executable form (rt::ExecGraph: kernels looked up by op name in the
-// runtime's kernel table, attributes converted to rt::Attrs, cost classes from the op registry,
-// source locations kept), then run by the graph executor (runtime/exec, docs/executor.md).
+// runtime's kernel table, attributes converted to rt::Attrs by compiler/ir/RuntimeAttrs.h, cost
+// classes from the op registry, source locations kept), then run by the graph executor
+// (runtime/exec, docs/executor.md).
 // A run-time error comes back with the failing node's location and is reported through the
 // DiagnosticEngine, so it prints like every other error:
 //
@@ -30,11 +31,6 @@ struct EngineOptions {
 /// Copies `graph` into `out` (empty) and finalizes it. Fails — an internal error, since lowering
 /// verified the graph — when an op has no CPU kernel or the structure cannot be executed.
 rt::Status convertGraph(const graph::Graph &graph, rt::ExecGraph &out);
-
-/// Converts one attribute value to the runtime's form. Shapes become int lists in which a
-/// symbolic dim is rt::kDynamicDim (given at run time by the op's trailing int operands) and
-/// reshape's inferred dim is -1.
-rt::Attr convertAttr(const AttrValue &value);
 
 /// Runs `graph` to completion. Returns the exit status of `dlm run`: 0 ok, 1 after a run-time
 /// error (reported to `diags` at the failing node's location), 70 when the graph cannot be

@@ -25,8 +25,8 @@
 #include "compiler/opt/GraphUtil.h"
 #include "compiler/opt/Pass.h"
 
-#include "compiler/engine/Engine.h"
 #include "compiler/ir/OpRegistry.h"
+#include "compiler/ir/RuntimeAttrs.h"
 #include "runtime/Kernel.h"
 
 #include <algorithm>
@@ -40,13 +40,6 @@ namespace {
 
 /// Folded tensors larger than this stay computed at run time (the IR would grow instead).
 constexpr int64_t kMaxFoldedElements = 256;
-
-rt::Attrs runtimeAttrs(const Node &n) {
-  rt::Attrs attrs;
-  for (const auto &[name, value] : n.attrs)
-    attrs.set(name, engine::convertAttr(value));
-  return attrs;
-}
 
 /// Runs `n` on `inputs` with the CPU kernel; nullopt on any failure.
 std::optional<rt::Tensor> evaluate(const Node &n, const std::vector<rt::Value> &inputs) {
