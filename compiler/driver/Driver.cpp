@@ -113,4 +113,17 @@ int executeProgram(Compilation &compilation, const RunOptions &options) {
   return status;
 }
 
+int compileAheadOfTime(Compilation &compilation, const AotOptions &options, llvm::StringRef path,
+                       llvm::StringRef toolPath) {
+  const CompilerOptions &compilerOptions = compilation.getOptions();
+  codegen::CodegenOptions codegenOptions;
+  codegenOptions.optLevel = compilerOptions.optLevel;
+  codegenOptions.timePasses = compilerOptions.timePasses;
+  codegenOptions.aotCpu = options.aotCpu;
+  DiagnosticEngine &diags = compilation.getDiagnostics();
+  if (options.objectOnly)
+    return codegen::emitObject(*compilation.getGraph(), diags, codegenOptions, path);
+  return codegen::buildExecutable(*compilation.getGraph(), diags, codegenOptions, path, toolPath);
+}
+
 } // namespace dlm

@@ -4,7 +4,8 @@
 // Compilation, the guarded large-stack thread, the "N errors generated" summary or the
 // verify-mode verdict, and the exit status. The execution seam is here too: executeProgram()
 // is where the graph executor and the JIT plug in for `dlm run`, JitRunner where the REPL
-// runs its inputs.
+// runs its inputs, and compileAheadOfTime() where `dlmc -o` reaches code generation; the tools
+// reach the compiler's stages only through this library (scripts/check-layering.py).
 //
 //===----------------------------------------------------------------------===//
 #ifndef DLM_COMPILER_DRIVER_DRIVER_H
@@ -71,6 +72,18 @@ private:
 /// graph executor, compiler/engine) and returns its exit status: 0, 1 after a run-time error
 /// (reported at its .dlm location), 70 after an internal error.
 int executeProgram(Compilation &compilation, const RunOptions &options);
+
+/// What `dlmc -o` and `-c` build from a program.
+struct AotOptions {
+  bool objectOnly = false;        ///< -c / --emit=obj: the object file, not an executable
+  std::string aotCpu = "generic"; ///< --aot-cpu: any x86-64 (generic) or this machine's (native)
+};
+
+/// Compiles a successfully compiled program ahead of time into `path` (compiler/codegen): an
+/// executable linked with the runtime library found beside the tool `toolPath` (argv[0]), or
+/// an object file. Returns the exit status: 0, 1 after an error (reported), 70 internal.
+int compileAheadOfTime(Compilation &compilation, const AotOptions &options, llvm::StringRef path,
+                       llvm::StringRef toolPath);
 
 } // namespace dlm
 

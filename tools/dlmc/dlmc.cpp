@@ -6,7 +6,6 @@
 // Exit status: 0 ok, 1 error in the program, 2 bad command line, 70 compiler crash.
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/codegen/Codegen.h"
 #include "compiler/driver/Driver.h"
 #include "compiler/driver/Options.h"
 
@@ -58,9 +57,8 @@ static std::optional<int> setEmit(llvm::StringRef name, CompilerOptions &options
 
 /// What dlmc writes besides --emit output: nothing, an object file or an executable.
 struct OutputOptions {
-  std::string path;               ///< -o
-  bool objectOnly = false;        ///< -c / --emit=obj
-  std::string aotCpu = "generic"; ///< --aot-cpu
+  std::string path; ///< -o
+  AotOptions aot;   ///< -c, --emit=obj, --aot-cpu
 };
 
 /// Parses the command line into `options`; returns an exit status when dlmc should stop.
@@ -85,7 +83,7 @@ static std::optional<int> parseArgs(int argc, char **argv, CompilerOptions &opti
         continue;
       }
       if (llvm::StringRef(argv[i + 1]) == "obj") {
-        output.objectOnly = true;
+        output.aot.objectOnly = true;
         ++i;
         continue;
       }
@@ -97,11 +95,11 @@ static std::optional<int> parseArgs(int argc, char **argv, CompilerOptions &opti
       if (arg != "generic" && arg != "native")
         return usageError("dlmc",
                           "unknown --aot-cpu '" + arg + "' (expected 'generic' or 'native')");
-      output.aotCpu = arg.str();
+      output.aot.aotCpu = arg.str();
       continue;
     }
     if (arg == "-c" || arg == "--emit=obj" || arg == "-emit=obj") {
-      output.objectOnly = true;
+      output.aot.objectOnly = true;
       continue;
     }
     if (arg.consume_front("--emit=") || arg.consume_front("-emit=")) {
@@ -130,7 +128,7 @@ static std::optional<int> parseArgs(int argc, char **argv, CompilerOptions &opti
 
 /// The file -o or -c writes: -o's path, else (-c) FILE.o in the current directory.
 static std::string outputFile(const CompilerOptions &options, const OutputOptions &output) {
-  if (!output.path.empty() || !output.objectOnly)
+  if (!output.path.empty() || !output.aot.objectOnly)
     return output.path;
   llvm::SmallString<128> stem(
       llvm::sys::path::filename(options.input == "-" ? "stdin.dlm" : options.input));
@@ -140,16 +138,8 @@ static std::string outputFile(const CompilerOptions &options, const OutputOption
 
 /// Compiles the program ahead of time: an object file or a linked executable.
 static int writeOutput(Compilation &compilation, const OutputOptions &output, const char *argv0) {
-  const CompilerOptions &options = compilation.getOptions();
-  codegen::CodegenOptions codegenOptions;
-  codegenOptions.optLevel = options.optLevel;
-  codegenOptions.timePasses = options.timePasses;
-  codegenOptions.aotCpu = output.aotCpu;
-  DiagnosticEngine &diags = compilation.getDiagnostics();
-  std::string path = outputFile(options, output);
-  if (output.objectOnly)
-    return codegen::emitObject(*compilation.getGraph(), diags, codegenOptions, path);
-  return codegen::buildExecutable(*compilation.getGraph(), diags, codegenOptions, path, argv0);
+  return compileAheadOfTime(compilation, output.aot, outputFile(compilation.getOptions(), output),
+                            argv0);
 }
 
 int main(int argc, char **argv) {
@@ -157,10 +147,10 @@ int main(int argc, char **argv) {
   OutputOptions output;
   if (std::optional<int> status = parseArgs(argc, argv, options, output))
     return *status;
-  if (options.emit != EmitKind::None && (output.objectOnly || !output.path.empty()))
+  if (options.emit != EmitKind::None && (output.aot.objectOnly || !output.path.empty()))
     return usageError("dlmc",
                       "--emit=KIND prints to standard output; it cannot be combined with -o or -c");
-  if (!output.objectOnly && output.path.empty())
+  if (!output.aot.objectOnly && output.path.empty())
     return compileAndThen("dlmc", options);
   // Executables link the CPU runtime only (docs/cuda.md): auto means the CPU for them.
   if (options.device == rt::DeviceRequest::Cuda)
