@@ -2,6 +2,7 @@
 #include "runtime/CApi.h"
 #include "kernels/cpu/CpuKernels.h"
 #include "kernels/cpu/StackOps.h"
+#include "runtime/CpuDispatch.h"
 #include "runtime/Kernel.h"
 #include "runtime/Random.h"
 
@@ -558,5 +559,7 @@ void dlm_print_last_error(void) {
 }
 
 void dlm_seed(uint64_t s) { seed(s); }
+
+int32_t dlm_use_fma(void) { return useFmaCodePaths() ? 1 : 0; }
 
 } // extern "C"

@@ -200,6 +200,10 @@ void dlm_print_last_error(void);
 /* --- process-wide ---------------------------------------------------------------------- */
 /* Re-seeds the random number generator (same as the `seed` op). */
 void dlm_seed(uint64_t seed);
+/* 1 when this process runs the FMA copies of code built for a generic x86-64 (an AOT
+ * executable's generated functions, the portable runtime's contracted kernels): the CPU has FMA
+ * and DLM_AOT_PORTABLE is not set; else 0 (runtime/CpuDispatch.h). Decided once per process. */
+int32_t dlm_use_fma(void);
 
 #ifdef __cplusplus
 }

@@ -1,19 +1,41 @@
 //===- kernels/cpu/CpuKernels.cpp - Registration and shared helpers ------===//
 #include "kernels/cpu/CpuKernels.h"
+#include "runtime/CpuDispatch.h"
 #include "runtime/Devices.h"
 #include "runtime/Promotion.h"
 #include "runtime/Threads.h"
 
 namespace dlm::rt::cpu {
 
+namespace {
+
+/// The registration of the two contracted kernel groups (FmaVariant.h).
+struct ContractedGroups {
+  void (*elementwise)();
+  void (*nn)();
+};
+
+/// The portable runtime's FMA copies when the process runs the FMA code paths, else the plain
+/// groups.
+ContractedGroups contractedGroups() {
+#ifdef DLM_HAS_FMA_VARIANT
+  if (useFmaCodePaths())
+    return {fma::registerElementwiseKernels, fma::registerNNKernels};
+#endif
+  return {registerElementwiseKernels, registerNNKernels};
+}
+
+} // namespace
+
 void registerCpuKernels() {
   // Until an engine declares inter-op parallelism, GEMMs get every core.
   setInterOpThreads(1);
-  registerElementwiseKernels();
+  ContractedGroups contracted = contractedGroups();
+  contracted.elementwise();
   registerReduceKernels();
   registerLinalgKernels();
   registerShapeKernels();
-  registerNNKernels();
+  contracted.nn();
   registerCreateKernels();
   registerIOKernels();
   registerStackKernels();

@@ -29,6 +29,12 @@ void registerIOKernels();
 void registerStackKernels();
 void registerFusedKernels();
 
+/// The FMA copies of the contracted kernel groups (FmaVariant.h), in the portable runtime only.
+namespace fma {
+void registerElementwiseKernels();
+void registerNNKernels();
+} // namespace fma
+
 using Inputs = std::span<const Value>;
 using Outputs = std::vector<Value>;
 

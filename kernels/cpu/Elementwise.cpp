@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "kernels/cpu/CpuKernels.h"
 #include "kernels/cpu/FastMath.h"
+#include "kernels/cpu/FmaVariant.h"
 #include "runtime/Promotion.h"
 #include "runtime/Random.h"
 #include "runtime/Strided.h"
@@ -18,6 +19,7 @@
 #include <limits>
 
 namespace dlm::rt::cpu {
+DLM_FMA_VARIANT_BEGIN
 namespace {
 
 /// Runs out[i] = f(a[i], b[i]) over the broadcast shape of `out`.
@@ -523,4 +525,5 @@ void registerElementwiseKernels() {
   registerKernel("dropout_grad", Device::CPU, dropoutGradKernel);
 }
 
+DLM_FMA_VARIANT_END
 } // namespace dlm::rt::cpu

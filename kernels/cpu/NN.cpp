@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "kernels/cpu/CpuKernels.h"
 #include "kernels/cpu/FastMath.h"
+#include "kernels/cpu/FmaVariant.h"
 
 #include <algorithm>
 #include <cmath>
@@ -18,6 +19,7 @@
 #include <type_traits>
 
 namespace dlm::rt::cpu {
+DLM_FMA_VARIANT_BEGIN
 namespace {
 
 /// A contiguous float tensor viewed as [outer, n, inner] around `axis`.
@@ -760,4 +762,5 @@ void registerNNKernels() {
   registerKernel("avg_pool2d_grad", Device::CPU, avgPoolGradKernel);
 }
 
+DLM_FMA_VARIANT_END
 } // namespace dlm::rt::cpu
