@@ -47,3 +47,7 @@ if ptxas:
 # AOT executables link a runtime built for baseline x86-64 (compiler/codegen/CMakeLists.txt).
 if os.path.exists(os.path.join(config.dlm_build_dir, "lib", "libdlm_runtime_portable.a")):
     config.available_features.add("portable-aot")
+# The CPU executes FMA instructions: AOT executables then run their FMA copies (docs/codegen.md
+# "AOT"), and DLM_AOT_PORTABLE=1 makes them compute differently.
+if any("fma" in line.split() for line in open("/proc/cpuinfo") if line.startswith("flags")):
+    config.available_features.add("fma")

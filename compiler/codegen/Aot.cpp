@@ -13,6 +13,8 @@
 #include "compiler/codegen/Targets.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
@@ -20,9 +22,11 @@
 #include "llvm/Support/Program.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 
 #include <cstdlib>
 #include <optional>
+#include <vector>
 
 #ifndef DLM_AOT_LINK_LIBS
 #define DLM_AOT_LINK_LIBS ""
@@ -58,6 +62,68 @@ llvm::Expected<std::unique_ptr<llvm::TargetMachine>> aotMachine(const CodegenOpt
   return tm;
 }
 
+/// The suffix of a function's FMA copy in a generic x86-64 module (addFmaCopies).
+constexpr llvm::StringLiteral kFmaSuffix = ".fma";
+
+/// Adds `feature` to the target features `f` is compiled with.
+void addTargetFeature(llvm::Function &f, llvm::StringRef feature) {
+  llvm::Attribute old = f.getFnAttribute("target-features");
+  std::string features = old.isValid() ? old.getValueAsString().str() + "," : "";
+  f.addFnAttr("target-features", features + feature.str());
+}
+
+/// For a generic x86-64 target: gives every function of `module` but `main` a copy compiled with
+/// FMA (named with kFmaSuffix; its calls to the module's functions go to their copies), and makes
+/// `main` run @dlm_main's copy when `dlm_use_fma()` says so at start-up (runtime/CpuDispatch.h).
+/// llvm.fmuladd — the spots of f32 exp, tanh, sigmoid and tanh_grad where the runtime's kernels
+/// contract (ElementCode.cpp) — is then one FMA in the copy, as in the JIT's code on a CPU with
+/// FMA, and a product and a sum in the baseline functions, which run on CPUs without FMA (as the
+/// JIT's code does there) or under DLM_AOT_PORTABLE. The module's globals are shared: only one
+/// copy runs.
+void addFmaCopies(llvm::Module &module) {
+  llvm::Function *main = module.getFunction("main");
+  llvm::Function *program = module.getFunction("dlm_main");
+  if (!main || !program)
+    return;
+  std::vector<llvm::Function *> originals;
+  for (llvm::Function &f : module)
+    if (!f.isDeclaration() && &f != main)
+      originals.push_back(&f);
+  llvm::ValueToValueMapTy map;
+  for (llvm::Function *f : originals) {
+    auto *copy = llvm::Function::Create(f->getFunctionType(), llvm::GlobalValue::InternalLinkage,
+                                        f->getAddressSpace(), f->getName() + kFmaSuffix, &module);
+    map[f] = copy;
+  }
+  for (llvm::Function *f : originals) {
+    auto *copy = llvm::cast<llvm::Function>(map[f]);
+    auto arg = copy->arg_begin();
+    for (const llvm::Argument &a : f->args()) {
+      arg->setName(a.getName());
+      map[&a] = &*arg++;
+    }
+    llvm::SmallVector<llvm::ReturnInst *, 4> returns;
+    // (CloneFunctionInto gives the copy the original's attributes: the feature comes after.)
+    llvm::CloneFunctionInto(copy, f, map, llvm::CloneFunctionChangeType::LocalChangesOnly, returns);
+    addTargetFeature(*copy, "+fma");
+  }
+  llvm::CallInst *run = nullptr;
+  for (llvm::Instruction &i : llvm::instructions(*main))
+    if (auto *call = llvm::dyn_cast<llvm::CallInst>(&i);
+        call && call->getCalledFunction() == program)
+      run = call;
+  if (!run)
+    return;
+  llvm::IRBuilder<> b(run);
+  llvm::FunctionCallee useFma =
+      module.getOrInsertFunction("dlm_use_fma", llvm::FunctionType::get(b.getInt32Ty(), false));
+  llvm::Value *fma = b.CreateICmpNE(b.CreateCall(useFma), b.getInt32(0), "fma");
+  llvm::Value *callee = b.CreateSelect(fma, map[program], program, "program");
+  llvm::CallInst *dispatched = b.CreateCall(program->getFunctionType(), callee, {}, "status");
+  run->replaceAllUsesWith(dispatched);
+  run->eraseFromParent();
+}
+
 /// Writes `graph`'s module, with its C `main`, as an object file at `objectPath`.
 llvm::Error writeObject(const graph::Graph &graph, const CodegenOptions &options,
                         llvm::StringRef objectPath,
@@ -69,6 +135,8 @@ llvm::Error writeObject(const graph::Graph &graph, const CodegenOptions &options
   auto module = buildModule(graph, ctx, **tm, true, std::move(sourceLine));
   if (!module)
     return module.takeError();
+  if (options.aotCpu != "native" && (*tm)->getTargetTriple().isX86())
+    addFmaCopies(**module);
   optimize(**module, **tm, options.optLevel);
   std::error_code ec;
   llvm::raw_fd_ostream out(objectPath, ec, llvm::sys::fs::OF_None);

@@ -86,7 +86,8 @@ namespace {
   X(dlm_tensor_sum_to)                                                                             \
   X(dlm_tensor_transpose)                                                                          \
   X(dlm_tensor_zeros)                                                                              \
-  X(dlm_matmul_bias_accumulate)
+  X(dlm_matmul_bias_accumulate)                                                                    \
+  X(dlm_use_fma)
 // clang-format on
 
 /// The session cache's key for `graph` at -O`level`. Lowering inlines every call, so a graph is
