@@ -22,8 +22,8 @@ bool Reverse::isActive(const ssa::Value *v) const {
 }
 
 bool isBackwardHelper(const OpInfo &info) {
-  const std::string &n = info.name;
-  return n.size() > 5 && n.compare(n.size() - 5, 5, "_grad") == 0;
+  llvm::StringRef n = info.name; // `max_pool2d_grad`, `conv2d_grad_input`; not `stop_gradient`
+  return n.ends_with("_grad") || n.contains("_grad_");
 }
 
 namespace {

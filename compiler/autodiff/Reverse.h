@@ -198,8 +198,8 @@ ssa::Value *newHeader(ssa::Operation &loop, Type type, llvm::SMRange loc);
 /// Appends a structural op (yield, tuple, return) with `operands` to `into`.
 ssa::Operation *makeStructural(ssa::OpKind kind, llvm::SMRange loc, ssa::Block &into,
                                std::vector<ssa::Value *> operands);
-/// True for the backward helpers named `*_grad` (`max_pool2d_grad`, ...): differentiable in
-/// truth even when they have no rule, so reaching one with an adjoint is reported.
+/// True for the backward helpers (`max_pool2d_grad`, `conv2d_grad_input`, ...): differentiable
+/// in truth even when they have no rule, so reaching one with an adjoint is reported.
 bool isBackwardHelper(const OpInfo &info);
 
 } // namespace dlm::autodiff
