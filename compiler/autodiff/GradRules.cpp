@@ -134,6 +134,13 @@ Value *unreduce(Ctx &c, Value *v, const Type &x) {
 
 bool staticShape(const Type &t) { return t.isTensor() && t.staticNumElements().has_value(); }
 
+/// `v` in dtype `dtype` (itself when it has it already).
+Value *castTo(Ctx &c, Value *v, DType dtype) {
+  if (v->type.dtype() == dtype)
+    return v;
+  return c.emit("cast", {v}, attr("dtype", dtype));
+}
+
 /// `v` broadcast to the type of forward operand `i`: broadcast_to a static shape, else adds
 /// zeros of the primal operand's shape (read only then).
 Value *broadcastLike(Ctx &c, Value *v, size_t i) {
@@ -501,22 +508,28 @@ void gradMse(Ctx &c) {
   if (c.needs(1))
     c.give(1, neg(c, scale));
 }
+/// conv2d computes in its operands' promoted dtype (an i64 or f32 input with an f64 kernel
+/// runs in f64; PyTorch would reject the mix), and its helpers take operands of one dtype: the
+/// other operand is cast to the result's, and give() casts each gradient back to its operand's.
 void gradConv2d(Ctx &c) {
   const Type &x = c.forwardOp().operands[0]->type, &w = c.forwardOp().operands[1]->type;
   if (!staticShape(x) || !staticShape(w))
     return c.unsupported("conv2d on run-time sized tensors");
+  DType computed = c.forwardOp().result()->type.dtype();
   Attrs base;
   base["stride"] = c.attrs().count("stride") ? c.attrs().at("stride") : AttrValue(int64_t(1));
   base["padding"] = c.attrs().count("padding") ? c.attrs().at("padding") : AttrValue(int64_t(0));
   if (c.needs(0)) {
     Attrs a = base;
     a["input_shape"] = x.shape();
-    c.give(0, c.emitTyped("conv2d_grad_input", {c.g(), c.x(1)}, a, x));
+    c.give(0, c.emitTyped("conv2d_grad_input", {c.g(), castTo(c, c.x(1), computed)}, a,
+                          Type::tensor(computed, x.shape())));
   }
   if (c.needs(1)) {
     Attrs a = base;
     a["weight_shape"] = w.shape();
-    c.give(1, c.emitTyped("conv2d_grad_weight", {c.x(0), c.g()}, a, w));
+    c.give(1, c.emitTyped("conv2d_grad_weight", {castTo(c, c.x(0), computed), c.g()}, a,
+                          Type::tensor(computed, w.shape())));
   }
 }
 void gradMaxPool(Ctx &c) {
