@@ -11,6 +11,7 @@
 #include "kernels/cpu/CpuKernels.h"
 #include "kernels/cpu/FastMath.h"
 #include "kernels/cpu/FmaVariant.h"
+#include "runtime/Promotion.h"
 
 #include <algorithm>
 #include <cmath>
@@ -227,13 +228,16 @@ void crossEntropyGradKernel(Inputs ins, const Attrs &, Outputs &outs) {
   outs.emplace_back(out);
 }
 
-/// mse(a, b) = mean((a - b)^2) over the broadcast shape.
+/// mse(a, b) = mean((a - b)^2) over the broadcast shape, in the wider of the two dtypes (f32 for
+/// two integer operands), as torch.nn.functional.mse_loss. Its operands are always tensors (sema
+/// rejects numbers), so a 0-d f64 one is a genuine tensor: `sub` alone would read it as a Python
+/// float and compute in the other operand's f32 where sema, the JIT and PyTorch give f64.
 void mseKernel(Inputs ins, const Attrs &, Outputs &outs) {
   expectArity(ins, 2, "mse");
-  Tensor d = run("sub", {tensorArg(ins, 0, "mse"), tensorArg(ins, 1, "mse")});
-  DType dt = floatResultType(d.dtype(), false);
-  Tensor sq = run("mul", {d.to(dt), d.to(dt)});
-  outs.emplace_back(run("mean", {sq}));
+  const Tensor &a = tensorArg(ins, 0, "mse"), &b = tensorArg(ins, 1, "mse");
+  DType dt = floatResultType(widerDType(a.dtype(), b.dtype()), false);
+  Tensor d = run("sub", {a.to(dt), b.to(dt)});
+  outs.emplace_back(run("mean", {run("mul", {d, d})}));
 }
 
 // --- convolution ---------------------------------------------------------------------------
