@@ -11,11 +11,11 @@
 // an op has neither a gradient rule nor a non-differentiable mark, or has a rule and no check.
 //
 //===----------------------------------------------------------------------===//
+#include "GradCases.h"
+
 #include "compiler/autodiff/GradContext.h"
 #include "compiler/engine/Engine.h"
-#include "compiler/frontend/Parse.h"
 #include "compiler/lower/Lower.h"
-#include "compiler/sema/Sema.h"
 
 #include <gtest/gtest.h>
 
@@ -26,148 +26,8 @@
 namespace dlm {
 namespace {
 
-struct Input {
-  std::string name;
-  std::string init;      ///< a dlm expression (random, f64)
-  std::string direction; ///< a dlm expression of the same type
-};
-
-struct Case {
-  std::string op; ///< the registry op this case checks
-  std::vector<Input> inputs;
-  std::string body; ///< the op applied to the inputs
-  std::string cShape;
-  int order = 1; ///< 2: the check runs on a gradient of the body
-  double eps = 1e-6;
-  double tol = 1e-6;
-  std::string prelude = ""; ///< lines at the start of f (e.g. seed for dropout)
-};
-
-Input mat(const char *name, const char *shape) {
-  return {name, std::string("randn(") + shape + ", dtype=f64)",
-          std::string("randn(") + shape + ", dtype=f64)"};
-}
-Input positive(const char *name, const char *shape) {
-  return {name, std::string("abs(randn(") + shape + ", dtype=f64)) + 0.5",
-          std::string("randn(") + shape + ", dtype=f64)"};
-}
-
-std::vector<Case> cases() {
-  std::vector<Case> c;
-  auto unary = [&](const char *op, const char *expr, bool pos = false) {
-    c.push_back({op, {pos ? positive("a", "3, 4") : mat("a", "3, 4")}, expr, "3, 4"});
-  };
-  c.push_back({"add", {mat("a", "3, 4"), mat("b", "4")}, "a + b", "3, 4"});
-  c.push_back({"sub", {mat("a", "3, 4"), mat("b", "3, 1")}, "a - b", "3, 4"});
-  c.push_back({"mul", {mat("a", "3, 4"), mat("b", "4")}, "a * b", "3, 4"});
-  c.push_back({"div", {mat("a", "3, 4"), positive("b", "4")}, "a / b", "3, 4"});
-  c.push_back({"floordiv", {mat("a", "3, 4"), positive("b", "4")}, "a // b + a", "3, 4"});
-  c.push_back({"mod", {mat("a", "5"), positive("b", "5")}, "a % b", "5"});
-  c.push_back({"pow", {positive("a", "5"), mat("b", "5")}, "a ** b", "5"});
-  c.push_back({"maximum", {mat("a", "3, 4"), mat("b", "4")}, "maximum(a, b)", "3, 4"});
-  c.push_back({"minimum", {mat("a", "3, 4"), mat("b", "4")}, "minimum(a, b)", "3, 4"});
-  unary("neg", "-a");
-  unary("abs", "abs(a)");
-  unary("relu", "relu(a)");
-  unary("exp", "exp(a)");
-  unary("log", "log(a)", true);
-  unary("sqrt", "sqrt(a)", true);
-  unary("sin", "sin(a)");
-  unary("cos", "cos(a)");
-  unary("tanh", "tanh(a)");
-  unary("sigmoid", "sigmoid(a)");
-  c.push_back({"where", {mat("a", "3, 4"), mat("b", "4")}, "where(a > 0.0, a * 2.0, b)", "3, 4"});
-  c.push_back({"clip",
-               {mat("a", "6"), {"lo", "-0.4", "0.7"}, {"hi", "0.5", "-0.3"}},
-               "clip(a * 2.0, lo, hi)",
-               "6"});
-  c.push_back(
-      {"cast", {mat("a", "3, 4")}, "(a * 3.0).astype(f32).astype(f64)", "3, 4", 1, 1e-2, 1e-4});
-  c.push_back({"sum", {mat("a", "3, 4")}, "sum(a, axis=1)", "3"});
-  c.push_back({"sum", {mat("a", "3, 4")}, "sum(a * a, axis=0, keepdims=True)", "1, 4"});
-  c.push_back({"mean", {mat("a", "3, 4")}, "mean(a, axis=1, keepdims=True)", "3, 1"});
-  c.push_back({"logsumexp", {mat("a", "3, 4")}, "logsumexp(a, axis=1)", "3"});
-  c.push_back({"norm", {mat("a", "3, 4")}, "norm(a, axis=0)", "4"});
-  c.push_back({"max", {mat("a", "3, 4")}, "max(a, axis=1)", "3"});
-  c.push_back({"min", {mat("a", "3, 4")}, "min(a, axis=0)", "4"});
-  c.push_back({"matmul", {mat("a", "3, 4"), mat("b", "4, 2")}, "a @ b", "3, 2"});
-  c.push_back({"matmul", {mat("a", "2, 3, 4"), mat("b", "4")}, "a @ b", "2, 3"});
-  c.push_back({"matmul", {mat("a", "4"), mat("b", "2, 4, 3")}, "matmul(a, b)", "2, 3"});
-  c.push_back({"dot", {mat("a", "5"), mat("b", "5")}, "dot(a, b) * a", "5"});
-  c.push_back({"reshape", {mat("a", "3, 4")}, "reshape(a, 2, 6) * 1.5", "2, 6"});
-  c.push_back({"transpose", {mat("a", "2, 3, 4")}, "transpose(a, axes=(1, 2, 0))", "3, 4, 2"});
-  c.push_back({"concat", {mat("a", "2, 3"), mat("b", "2, 2")}, "concat((a, b), axis=1)", "2, 5"});
-  c.push_back({"stack", {mat("a", "2, 3"), mat("b", "2, 3")}, "stack((a, b), axis=1)", "2, 2, 3"});
-  c.push_back({"split", {mat("a", "5, 2")}, "split(a, (2, 3), axis=0)[1] * 2.0", "3, 2"});
-  c.push_back({"broadcast_to", {mat("a", "3, 1")}, "broadcast_to(a, (3, 4))", "3, 4"});
-  c.push_back({"slice", {mat("a", "4, 5")}, "a[1:3, 0:5:2]", "2, 3"});
-  c.push_back({"index", {mat("a", "4, 5")}, "a[2] + a[-1]", "5"});
-  c.push_back({"gather", {mat("a", "4, 5")}, "gather(a, tensor([2, 0, 2]), axis=0) * 1.5", "3, 5"});
-  c.push_back(
-      {"gather", {mat("a", "4, 5")}, "gather(a * a, tensor([3, 1, 3]), axis=1)", "4, 3", 2});
-  c.push_back({"expand_dims", {mat("a", "3, 4")}, "expand_dims(a, 1)", "3, 1, 4"});
-  c.push_back({"squeeze", {mat("a", "3, 1")}, "squeeze(a, 1)", "3"});
-  c.push_back({"softmax", {mat("a", "3, 4")}, "softmax(a, axis=1)", "3, 4"});
-  c.push_back({"log_softmax", {mat("a", "3, 4")}, "log_softmax(a, axis=0)", "3, 4"});
-  c.push_back(
-      {"cross_entropy", {mat("a", "3, 4")}, "cross_entropy(a, tensor([0, 3, 1])) * a", "3, 4"});
-  c.push_back({"mse", {mat("a", "3, 4"), mat("b", "3, 4")}, "mse(a, b) * a", "3, 4"});
-  c.push_back({"conv2d",
-               {mat("a", "1, 2, 5, 5"), mat("b", "3, 2, 3, 3")},
-               "conv2d(a, b, stride=2, padding=1)",
-               "1, 3, 3, 3"});
-  c.push_back({"max_pool2d", {mat("a", "1, 2, 4, 4")}, "max_pool2d(a, 2)", "1, 2, 2, 2"});
-  c.push_back({"avg_pool2d", {mat("a", "1, 2, 4, 4")}, "avg_pool2d(a, 2)", "1, 2, 2, 2"});
-  c.push_back(
-      {"dropout", {mat("a", "3, 4")}, "dropout(a, 0.3)", "3, 4", 1, 1e-6, 1e-6, "    seed(11)\n"});
-  c.push_back({"full", {{"s", "0.7", "-1.3"}}, "full((3, 4), s, dtype=f64) * 2.0", "3, 4"});
-  // Through second derivatives: ops that appear in backward code.
-  c.push_back({"sum_to", {mat("a", "3, 4"), mat("b", "4")}, "(a + b) * b * a", "3, 4", 2});
-  c.push_back({"slice_grad", {mat("a", "4, 5")}, "a[1:3, 0:5:2] * a[1:3, 0:5:2]", "2, 3", 2});
-  c.push_back({"index_grad", {mat("a", "4, 5")}, "a[2] * a[1] * a[2]", "5", 2});
-  c.push_back(
-      {"avg_pool2d_grad", {mat("a", "1, 1, 4, 4")}, "avg_pool2d(a * a, 2)", "1, 1, 2, 2", 2});
-  c.push_back({"Identity", {mat("a", "3")}, "checkpoint(inner)(a)", "3", 2});
-  c.push_back({"after", {mat("a", "3")}, "checkpoint(inner)(a)", "3", 2});
-  for (const char *op : {"stack_push", "stack_top", "stack_pop"})
-    c.push_back({op, {mat("a", "3")}, "looped(a)", "3", 2});
-  for (const char *op : {"stack_extend", "stack_tail", "stack_drop"})
-    c.push_back({op, {mat("a", "3")}, "nested(a)", "3", 2});
-  // The control-flow primitives: branches and loops.
-  for (const char *op : {"Switch", "Merge", "Enter", "Exit", "NextIteration"})
-    c.push_back({op, {mat("a", "3")}, "branchy(a)", "3"});
-  return c;
-}
-
-/// Helpers the bodies above may call.
-const char *kHelpers = R"(def inner(v):
-    return sin(v) * v
-
-def looped(v):
-    s = v
-    for i in range(3):
-        s = sin(s) * v + 0.1
-    return s
-
-def nested(v):
-    s = v
-    for i in range(2):
-        for j in range(i + 2):
-            s = tanh(s * v) + 0.2
-    return s
-
-def branchy(v):
-    s = v
-    k = 0
-    while k < 4:
-        if sum(s) > 0.0:
-            s = s * 0.8 + sin(s)
-        else:
-            s = exp(s * 0.5)
-        k += 1
-    return s
-
-)";
+using Case = GradCase;
+using Input = GradInput;
 
 std::string program(const Case &c) {
   std::string args, params, plus, minus, dot, grads;
@@ -189,13 +49,7 @@ std::string program(const Case &c) {
   std::string s = "seed(" + std::to_string(std::hash<std::string>()(c.op + c.body) % 1000) + ")\n";
   for (const Input &in : c.inputs)
     s += in.name + " = " + in.init + "\nt_" + in.name + " = " + in.direction + "\n";
-  s += "c = randn(" + c.cShape + ", dtype=f64)\n" + kHelpers;
-  s += "def f1(" + params + ", c):\n" + c.prelude + "    return sum((" + c.body + ") * c)\n\n";
-  if (c.order == 2)
-    s += "def f(" + params + ", c):\n    return sum(grad(f1, argnums=0)(" + params + ", c) * " +
-         c.inputs[0].name + ")\n\n";
-  else
-    s += "def f(" + params + ", c):\n    return f1(" + params + ", c)\n\n";
+  s += "c = randn(" + c.cShape + ", dtype=f64)\n" + caseFunctions(c);
   s += "eps = " + std::to_string(c.eps) + "\n";
   s += "lhs = (f(" + plus + ", c) - f(" + minus + ", c)) / (2.0 * eps)\n";
   s += grads + (c.inputs.size() == 1 ? "," : "") + " = grad(f, argnums=" + argTuple + ")(" +
@@ -212,15 +66,9 @@ std::string runProgram(const std::string &source, const std::string &name) {
   std::string out;
   llvm::raw_string_ostream os(out);
   DiagnosticEngine diags(os, "gradcheck");
-  unsigned id = diags.addBuffer(source, name);
-  std::unique_ptr<Module> module = parseBuffer(diags, id);
-  if (!module)
-    return os.str() + "(parse failed)";
-  SemaOptions options;
-  options.stdlibDir = findStdlibDir(nullptr);
-  std::unique_ptr<ssa::Program> ssa = analyze(*module, diags, options);
-  if (!ssa || diags.hasErrors())
-    return os.str() + "(sema failed)";
+  std::unique_ptr<ssa::Program> ssa = checkSource(diags, source, name);
+  if (!ssa)
+    return os.str() + "(rejected)";
   std::optional<graph::Graph> g = lower::lowerToGraph(*ssa, diags);
   if (!g)
     return os.str() + "(lowering failed)";
@@ -240,7 +88,7 @@ TEST(GradRules, EveryOpHasARuleOrIsMarkedNonDifferentiable) {
 TEST(GradRules, EveryRuleIsChecked) {
   autodiff::registerGradRules();
   std::set<std::string> checked;
-  for (const Case &c : cases())
+  for (const Case &c : gradCases())
     checked.insert(c.op);
   for (const OpInfo *op : OpRegistry::get().all()) {
     if (!op->differentiable)
@@ -248,8 +96,6 @@ TEST(GradRules, EveryRuleIsChecked) {
     EXPECT_TRUE(checked.count(op->name)) << "no gradient check for '" << op->name << "'";
   }
 }
-
-void PrintTo(const Case &c, std::ostream *os) { *os << c.op << ": " << c.body; }
 
 class GradCheck : public ::testing::TestWithParam<Case> {};
 
@@ -264,7 +110,7 @@ std::string caseName(const ::testing::TestParamInfo<Case> &info) {
   return info.param.op + "_" + std::to_string(info.index);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllOps, GradCheck, ::testing::ValuesIn(cases()), caseName);
+INSTANTIATE_TEST_SUITE_P(AllOps, GradCheck, ::testing::ValuesIn(gradCases()), caseName);
 
 } // namespace
 } // namespace dlm
