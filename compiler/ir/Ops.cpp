@@ -684,7 +684,9 @@ Type inferConv2d(InferContext &ctx) {
                       x.str());
     out.push_back(o);
   }
-  return Type::tensor(promoteDTypes(x.dtype(), w.dtype()), fromNchwDims(out, nhwc));
+  // The kernels compute in the promoted float dtype: integers and bools give f32.
+  DType t = promoteDTypes(x.dtype(), w.dtype());
+  return Type::tensor(isFloat(t) ? t : DType::F32, fromNchwDims(out, nhwc));
 }
 
 /// conv2d_bias(x, w, bias) {stride, padding, relu}
@@ -705,7 +707,8 @@ Type inferPool(InferContext &ctx) {
   Shape out = nchwDims(x.shape(), nhwc);
   for (int d = 2; d < 4; ++d)
     out[d] = out[d].isStatic() ? Dim::fixed(out[d].size() / k) : ctx.dims.fresh();
-  return Type::tensor(x.dtype(), fromNchwDims(out, nhwc));
+  // The kernels pool floats: integers and bools give f32 (as conv2d).
+  return Type::tensor(isFloat(x.dtype()) ? x.dtype() : DType::F32, fromNchwDims(out, nhwc));
 }
 
 Type inferDropout(InferContext &ctx) {
