@@ -10,12 +10,6 @@ namespace dlm::opt {
 
 using namespace graph;
 
-bool isControlFlow(const Node &n) {
-  static constexpr std::string_view kOps[] = {"Switch", "Merge",         "Enter",
-                                              "Exit",   "NextIteration", "LoopCond"};
-  return std::find(std::begin(kOps), std::end(kOps), n.op) != std::end(kOps);
-}
-
 /// Ops that draw random numbers without being marked as side effects in the registry.
 static bool drawsRandomNumbers(const Node &n) { return n.op == "dropout"; }
 
@@ -34,70 +28,6 @@ bool isPure(const Node &n) {
     return n.controlInputs.empty();
   const OpInfo *info = OpRegistry::get().lookup(n.op);
   return info && !info->sideEffects;
-}
-
-static bool isStatic(const Type &t) { return !t.isTensor() || t.staticNumElements().has_value(); }
-
-bool mayFail(const Graph &g, const Node &n) {
-  static constexpr std::string_view kShapeOps[] = {"matmul",
-                                                   "dot",
-                                                   "transpose",
-                                                   "sum",
-                                                   "mean",
-                                                   "max",
-                                                   "min",
-                                                   "logsumexp",
-                                                   "norm",
-                                                   "argmax",
-                                                   "softmax",
-                                                   "log_softmax",
-                                                   "mse",
-                                                   "reshape",
-                                                   "broadcast_to",
-                                                   "expand_dims",
-                                                   "squeeze",
-                                                   "sum_to",
-                                                   "concat",
-                                                   "stack",
-                                                   "split",
-                                                   "const",
-                                                   "Identity",
-                                                   "shape_of",
-                                                   "zeros",
-                                                   "ones",
-                                                   "full",
-                                                   "eye",
-                                                   "arange",
-                                                   "zeros_like",
-                                                   "conv2d",
-                                                   "max_pool2d",
-                                                   "avg_pool2d",
-                                                   "softmax_grad",
-                                                   "log_softmax_grad",
-                                                   "max_grad",
-                                                   "min_grad",
-                                                   "slice_grad",
-                                                   "conv2d_grad_input",
-                                                   "conv2d_grad_weight",
-                                                   "max_pool2d_grad",
-                                                   "avg_pool2d_grad",
-                                                   "matmul_bias",
-                                                   "conv2d_bias"};
-  const OpInfo *info = OpRegistry::get().lookup(n.op);
-  if (!info || isControlFlow(n))
-    return !info;
-  for (const Type &t : n.results)
-    if (!isStatic(t))
-      return true;
-  for (const ValueRef &in : n.inputs)
-    if (!isStatic(g.typeOf(in)))
-      return true;
-  bool integerDivision = (n.op == "floordiv" || n.op == "mod" || n.op == "div") &&
-                         !n.results.empty() && n.results[0].isTensor() &&
-                         n.results[0].dtype() != DType::F32 && n.results[0].dtype() != DType::F64;
-  if (info->elementwise)
-    return integerDivision;
-  return std::find(std::begin(kShapeOps), std::end(kShapeOps), n.op) == std::end(kShapeOps);
 }
 
 std::vector<bool> markLiveFrom(const Graph &g, const std::vector<NodeId> &roots) {

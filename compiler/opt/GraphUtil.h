@@ -9,15 +9,13 @@
 #define DLM_COMPILER_OPT_GRAPHUTIL_H
 
 #include "compiler/ir/Graph.h"
+#include "compiler/ir/MayFail.h"
 #include "compiler/opt/Pass.h"
 
 #include <optional>
 #include <vector>
 
 namespace dlm::opt {
-
-/// Switch, Merge, Enter, Exit, NextIteration, LoopCond: the TensorFlow control-flow primitives.
-bool isControlFlow(const graph::Node &n);
 
 /// True when running `n` is itself observable: its registry entry has side effects (print,
 /// save, load, assert, seed, randn, rand) or it draws random numbers (dropout).
@@ -28,15 +26,6 @@ bool hasEffect(const graph::Node &n);
 /// control-flow primitive, not a stack (autodiff's stacks are threaded state), and not the
 /// pivot Identity. Only pure nodes are folded, merged or rewritten.
 bool isPure(const graph::Node &n);
-
-/// True unless `n` certainly succeeds at run time: an op that cannot fail once its operand
-/// shapes are static and type-checked (elementwise ops other than integer division, matmul,
-/// transposes, reductions, reshapes, creation ops, constants, Identity, the shape-preserving
-/// gradient ops) with static operand and result types. Not index, slice, cross_entropy (labels
-/// are checked at run time), stacks.
-/// An index out of range or a failed assert is observable, so such nodes are never removed as
-/// dead code nor computed where the program would not compute them.
-bool mayFail(const graph::Graph &g, const graph::Node &n);
 
 /// The nodes `roots` depend on, themselves included: marked backwards over data and control
 /// inputs (a live Merge keeps its loop back edges, so its NextIteration and body).

@@ -1,0 +1,168 @@
+//===- compiler/ir/MayFail.cpp - Which graph nodes may raise a run-time error ===//
+#include "compiler/ir/MayFail.h"
+
+#include "compiler/ir/OpRegistry.h"
+
+#include <algorithm>
+#include <optional>
+#include <string_view>
+
+namespace dlm::graph {
+
+bool isControlFlow(const Node &n) {
+  static constexpr std::string_view kOps[] = {"Switch", "Merge",         "Enter",
+                                              "Exit",   "NextIteration", "LoopCond"};
+  return std::find(std::begin(kOps), std::end(kOps), n.op) != std::end(kOps);
+}
+
+static bool isStatic(const Type &t) { return !t.isTensor() || t.staticNumElements().has_value(); }
+
+/// Ops that succeed whatever their operand shapes: forwarding (Identity, autodiff's `after`)
+/// and metadata, a slice with constant steps (Python's slicing clamps its bounds; only a step
+/// of 0 fails), and autodiff's stack reads and new stacks (every read matches a push of the
+/// same loop).
+static bool neverFails(const Node &n) {
+  static constexpr std::string_view kOps[] = {"Identity",   "after",     "const",     "shape_of",
+                                              "transpose",  "stack_new", "stack_top", "stack_pop",
+                                              "stack_tail", "stack_drop"};
+  if (std::find(std::begin(kOps), std::end(kOps), n.op) != std::end(kOps))
+    return true;
+  if (n.op != "slice")
+    return false;
+  const auto *steps = n.attrAs<std::vector<int64_t>>("step");
+  return steps && std::find(steps->begin(), steps->end(), kDynamicIndex) == steps->end();
+}
+
+/// An autodiff stack push fails only when the saved value changes shape between iterations,
+/// which a value of static shape cannot (for stack_extend: its entries, the dims after the
+/// first).
+static bool pushMayChangeShape(const Graph &g, const Node &n) {
+  const Type &entries = g.typeOf(n.inputs[1]);
+  if (n.op == "stack_push")
+    return !isStatic(entries);
+  return !entries.isTensor() || entries.rank() == 0 ||
+         std::any_of(entries.shape().begin() + 1, entries.shape().end(),
+                     [](const Dim &d) { return d.isSymbolic(); });
+}
+
+/// Integer floordiv, mod and div fail on a zero divisor and integer pow on a negative
+/// exponent: not when that operand is a constant that rules it out.
+static bool integerArithmeticMayFail(const Graph &g, const Node &n) {
+  bool division = n.op == "floordiv" || n.op == "mod" || n.op == "div";
+  if ((!division && n.op != "pow") || n.results.empty() || !n.results[0].isTensor() ||
+      isFloat(n.results[0].dtype()))
+    return false;
+  const Node &c = g.node(n.inputs[1].node);
+  const int64_t *i = c.op == "const" ? c.attrAs<int64_t>("value") : nullptr;
+  const double *f = c.op == "const" ? c.attrAs<double>("value") : nullptr;
+  if (!i && !f)
+    return true;
+  double v = i ? double(*i) : *f;
+  return division ? v == 0.0 : v < 0.0;
+}
+
+/// Whether broadcasting `n`'s operands can fail at run time: at some position (aligned from
+/// the right) a run-time dim meets another operand's dim that is not a static 1. A 0-d operand
+/// and a single tensor operand always broadcast.
+static bool broadcastMayFail(const Graph &g, const Node &n) {
+  size_t rank = 0;
+  for (const ValueRef &in : n.inputs)
+    if (const Type &t = g.typeOf(in); t.isTensor())
+      rank = std::max(rank, t.rank());
+  for (size_t k = 1; k <= rank; ++k) {
+    int symbolic = 0, sized = 0;
+    std::optional<int64_t> size;
+    for (const ValueRef &in : n.inputs) {
+      const Type &t = g.typeOf(in);
+      if (!t.isTensor() || t.rank() < k)
+        continue;
+      const Dim &d = t.shape()[t.rank() - k];
+      if (d.isSymbolic()) {
+        ++symbolic;
+      } else if (d.size() != 1) {
+        if (size && *size != d.size())
+          return true;
+        size = d.size();
+        ++sized;
+      }
+    }
+    if (symbolic > 0 && symbolic + sized > 1)
+      return true;
+  }
+  return false;
+}
+
+/// index(x, i) with a constant i inside x's static dim: lowering's `x.shape[k]` is
+/// index(shape_of(x), k).
+static bool constantIndexInRange(const Graph &g, const Node &n) {
+  const Node &i = g.node(n.inputs[1].node);
+  const int64_t *value = i.op == "const" ? i.attrAs<int64_t>("value") : nullptr;
+  const int64_t *axis = n.attrAs<int64_t>("axis");
+  const Type &x = g.typeOf(n.inputs[0]);
+  if (!value || !axis || !x.isTensor() || *axis < 0 || size_t(*axis) >= x.rank() ||
+      !x.shape()[*axis].isStatic())
+    return false;
+  int64_t size = x.shape()[*axis].size();
+  return *value >= -size && *value < size;
+}
+
+bool mayFail(const Graph &g, const Node &n) {
+  static constexpr std::string_view kShapeOps[] = {"matmul",
+                                                   "dot",
+                                                   "sum",
+                                                   "mean",
+                                                   "max",
+                                                   "min",
+                                                   "logsumexp",
+                                                   "norm",
+                                                   "argmax",
+                                                   "softmax",
+                                                   "log_softmax",
+                                                   "mse",
+                                                   "reshape",
+                                                   "broadcast_to",
+                                                   "expand_dims",
+                                                   "squeeze",
+                                                   "sum_to",
+                                                   "concat",
+                                                   "stack",
+                                                   "split",
+                                                   "zeros",
+                                                   "ones",
+                                                   "full",
+                                                   "eye",
+                                                   "arange",
+                                                   "zeros_like",
+                                                   "conv2d",
+                                                   "max_pool2d",
+                                                   "avg_pool2d",
+                                                   "softmax_grad",
+                                                   "log_softmax_grad",
+                                                   "max_grad",
+                                                   "min_grad",
+                                                   "slice_grad",
+                                                   "conv2d_grad_input",
+                                                   "conv2d_grad_weight",
+                                                   "max_pool2d_grad",
+                                                   "avg_pool2d_grad",
+                                                   "matmul_bias",
+                                                   "conv2d_bias"};
+  const OpInfo *info = OpRegistry::get().lookup(n.op);
+  if (!info || isControlFlow(n) || neverFails(n))
+    return !info;
+  if (n.op == "stack_push" || n.op == "stack_extend")
+    return pushMayChangeShape(g, n);
+  if (info->elementwise)
+    return integerArithmeticMayFail(g, n) || broadcastMayFail(g, n);
+  for (const Type &t : n.results)
+    if (!isStatic(t))
+      return true;
+  for (const ValueRef &in : n.inputs)
+    if (!isStatic(g.typeOf(in)))
+      return true;
+  if (n.op == "index")
+    return !constantIndexInRange(g, n);
+  return std::find(std::begin(kShapeOps), std::end(kShapeOps), n.op) == std::end(kShapeOps);
+}
+
+} // namespace dlm::graph

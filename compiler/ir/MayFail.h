@@ -1,0 +1,32 @@
+//===- compiler/ir/MayFail.h - Which graph nodes may raise a run-time error ===//
+//
+// A run-time error (an index out of range, a broadcast of run-time shapes that do not match, a
+// failed assert) is observable, so dead-code elimination keeps the nodes that may fail and licm
+// never computes them where the program would not. Nodes that certainly succeed stay free.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DLM_COMPILER_IR_MAYFAIL_H
+#define DLM_COMPILER_IR_MAYFAIL_H
+
+#include "compiler/ir/Graph.h"
+
+namespace dlm::graph {
+
+/// Switch, Merge, Enter, Exit, NextIteration, LoopCond: the TensorFlow control-flow primitives.
+bool isControlFlow(const Node &n);
+
+/// True unless `n` certainly succeeds at run time. Never fail: control-flow primitives,
+/// Identity, `after`, const, shape_of, transpose, a slice with constant steps, autodiff's stack
+/// reads, a stack push of a static-shaped value, an index by a constant inside a static dim, an
+/// elementwise op whose operands surely broadcast (one tensor, 0-d ones, no run-time dim
+/// against another dim but a static 1) unless it is an integer division by a non-constant or
+/// zero divisor or an integer power by a non-constant or negative exponent. Cannot fail once
+/// their operand and result types are static (their shapes checked at compile time): matmul,
+/// reductions, reshapes, creation ops, the shape-preserving gradient ops. Everything else may:
+/// an index by a run-time int, cross_entropy (labels are checked at run time), any other shape
+/// check left to run time, and an op without a registry entry.
+bool mayFail(const Graph &g, const Node &n);
+
+} // namespace dlm::graph
+
+#endif // DLM_COMPILER_IR_MAYFAIL_H
