@@ -4,19 +4,27 @@
 // whose body lists the ops (FusedOp.h; docs/ir.md "fused"), so code generation can emit one loop
 // that reads the inputs once and writes only the final result — no intermediate tensors.
 //
+// Control edges: every member reaches the root through data edges, so the root is dead exactly
+// when some member's input or control input is: the fused node takes the union of the members'
+// control inputs and is dead exactly when the root was. A member that may fail can have a
+// control user, the side effect after it in program order (docs/ir.md "Program order"); that
+// user then follows the fused node, which is safe when the root comes before the user in the
+// schedule (then no path leads from the user back into the group).
+//
 // Algorithm:
-//   1. Fusible nodes: pure, registry-elementwise, no attributes, one tensor result, no control
-//      users (nothing hangs from them); not floordiv, mod or integer pow (see staysKernel).
+//   1. Fusible nodes: pure, registry-elementwise, no attributes, one tensor result; not
+//      floordiv, mod or integer pow (see staysKernel).
 //   2. Visit nodes in reverse topological order; an unvisited fusible node roots a new group.
 //      Grow the group through its operands: a producer joins when it is fusible, not yet in a
-//      group, in the same frame with the same control inputs as the root (so the fused node is
-//      dead exactly when its members were), has the root's result shape (only the fused node's
-//      inputs broadcast), and every data user of it is already in the group (its value is
-//      needed nowhere else). Members are added in reverse topological order, so a producer is
-//      considered only after all its users in the group.
+//      group, in the same frame as the root, has the root's result shape (only the fused node's
+//      inputs broadcast), every data user of it is already in the group (its value is needed
+//      nowhere else), and its control users come after the root in the schedule. Members are
+//      added in reverse topological order, so a producer is considered only after all its
+//      users in the group.
 //   3. A group of two or more nodes rewrites its root in place into
 //      `fused(external inputs in first-use order) {body}` with the members as statements in
-//      topological order; the other members lose their last user.
+//      topological order and their control inputs; the other members lose their last user, and
+//      their control users follow the fused node instead.
 //   4. Compact away the absorbed members.
 // Reductions at the end of a chain (softmax, cross-entropy) are not fused yet (docs/opt.md).
 //
@@ -45,9 +53,9 @@ bool staysKernel(const Node &n) {
   return n.op == "floordiv" || n.op == "mod" || (n.op == "pow" && !isFloat(n.results[0].dtype()));
 }
 
-bool isFusible(const Node &n, const std::vector<std::vector<NodeId>> &controlUsers) {
+bool isFusible(const Node &n) {
   if (!isPure(n) || n.op == "fused" || !n.attrs.empty() || n.results.size() != 1 ||
-      !n.results[0].isTensor() || !controlUsers[n.id].empty() || staysKernel(n))
+      !n.results[0].isTensor() || staysKernel(n))
     return false;
   const OpInfo *info = OpRegistry::get().lookup(n.op);
   return info && info->elementwise && info->attrs.empty();
@@ -66,11 +74,13 @@ struct Grouping {
 
   bool canJoin(NodeId p, const Node &root, int64_t group) const {
     const Node &n = g.node(p);
-    if (groupOf[p] != -1 || !isFusible(n, controlUsers) || n.frame != root.frame ||
-        n.controlInputs != root.controlInputs || n.results[0].shape() != root.results[0].shape())
+    if (groupOf[p] != -1 || !isFusible(n) || n.frame != root.frame ||
+        n.results[0].shape() != root.results[0].shape())
       return false;
     return std::all_of(uses[p].begin(), uses[p].end(),
-                       [&](const Use &u) { return groupOf[u.user] == group; });
+                       [&](const Use &u) { return groupOf[u.user] == group; }) &&
+           std::all_of(controlUsers[p].begin(), controlUsers[p].end(),
+                       [&](NodeId u) { return pos[u] > pos[root.id]; });
   }
 
   /// Grows the group rooted at `root`; returns its members, root first.
@@ -98,7 +108,8 @@ struct Grouping {
 };
 
 /// Rewrites the root of `members` into the fused node.
-void fuse(Graph &g, std::vector<NodeId> members, const std::vector<size_t> &pos) {
+void fuse(Graph &g, std::vector<NodeId> members, const std::vector<size_t> &pos,
+          std::vector<std::vector<NodeId>> &controlUsers) {
   std::sort(members.begin(), members.end(), [&](NodeId a, NodeId b) { return pos[a] < pos[b]; });
   std::vector<ValueRef> inputs;
   std::map<NodeId, unsigned> statementOf;
@@ -139,7 +150,15 @@ void fuse(Graph &g, std::vector<NodeId> members, const std::vector<size_t> &pos)
       loc = g.node(id).loc;
       break;
     }
-  Node &root = g.node(members.back());
+  NodeId rootId = members.back();
+  for (NodeId id : members) {
+    if (id == rootId)
+      continue;
+    for (NodeId c : g.node(id).controlInputs)
+      g.addControlInput(rootId, c);
+    moveControlUsers(g, id, rootId, controlUsers);
+  }
+  Node &root = g.node(rootId);
   root.loc = std::move(loc);
   root.op = "fused";
   root.attrs = {{"body", printFusedBody(body, inputs.size())}};
@@ -160,14 +179,14 @@ PassResult runElementwiseFusion(Graph &g, PassContext &ctx) {
   int64_t groups = 0;
   for (auto it = order->rbegin(); it != order->rend(); ++it) {
     NodeId id = *it;
-    if (grouping.groupOf[id] != -1 || !isFusible(g.node(id), grouping.controlUsers))
+    if (grouping.groupOf[id] != -1 || !isFusible(g.node(id)))
       continue;
     std::vector<NodeId> members = grouping.grow(id, groups++);
     if (members.size() < 2)
       continue;
     for (size_t k = 1; k < members.size(); ++k)
       keep[members[k]] = false;
-    fuse(g, members, grouping.pos);
+    fuse(g, members, grouping.pos, grouping.controlUsers);
     ctx.count("groups");
     ctx.count("nodes-fused", static_cast<int64_t>(members.size()));
   }

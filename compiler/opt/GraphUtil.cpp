@@ -95,6 +95,22 @@ void replaceAllUses(Graph &g, ValueRef from, ValueRef to) {
         in = to;
 }
 
+void moveControlUsers(Graph &g, NodeId from, NodeId to,
+                      std::vector<std::vector<NodeId>> &controlUsers) {
+  for (NodeId u : controlUsers[from]) {
+    Node &user = g.node(u);
+    std::erase(user.controlInputs, from);
+    bool readsTo = std::any_of(user.inputs.begin(), user.inputs.end(),
+                               [&](ValueRef v) { return v.node == to; });
+    if (readsTo)
+      continue;
+    g.addControlInput(u, to);
+    if (std::find(controlUsers[to].begin(), controlUsers[to].end(), u) == controlUsers[to].end())
+      controlUsers[to].push_back(u);
+  }
+  controlUsers[from].clear();
+}
+
 void forwardValue(Graph &g, NodeId n, ValueRef v, std::vector<NodeId> lostDeps) {
   // A dependency `v` itself carries (or `v`'s producer) is not lost.
   const Node &producer = g.node(v.node);

@@ -64,6 +64,13 @@ void renumberNodes(graph::Graph &g, const std::vector<graph::NodeId> &order);
 /// Makes every data user of `from` read `to` instead.
 void replaceAllUses(graph::Graph &g, graph::ValueRef from, graph::ValueRef to);
 
+/// Makes the control users of `from` (`controlUsers[from]`, kept up to date) wait for `to`
+/// instead: for a node `to` that absorbs `from` and so finishes no earlier. A user that reads
+/// `to` needs no edge. The caller checks that no such user reaches `to` (which would make a
+/// cycle), e.g. that each comes after `to` in a topological order.
+void moveControlUsers(graph::Graph &g, graph::NodeId from, graph::NodeId to,
+                      std::vector<std::vector<graph::NodeId>> &controlUsers);
+
 /// Replaces node `n`'s single result by the existing value `v`, keeping when things run: a node
 /// runs only when its data and control inputs are live, so a rewrite that drops some of `n`'s
 /// inputs could make `n`'s users live where they were dead (a branch not taken, a loop's last

@@ -14,11 +14,12 @@
 //
 // Algorithm:
 //   1. Walk the nodes in topological order (a rewritten add is seen before its relu).
-//   2. An `add` one of whose operands is a `matmul` or `conv2d` read by nothing else (no other data
-//   or
-//      control user), in the same frame, becomes `matmul_bias` in place on the matmul's operands;
-//      it takes the product's control inputs and attributes besides its own, so it runs
-//      exactly when both did.
+//   2. An `add` one of whose operands is a `matmul` or `conv2d` read by nothing else, in the same
+//      frame, becomes `matmul_bias` in place on the matmul's operands; it takes the product's
+//      control inputs and attributes besides its own, so it runs exactly when both did. A
+//      product that may fail can have control users (the side effect after it in program
+//      order: docs/ir.md "Program order"); they wait for the fused node instead, which must
+//      come before them in the schedule (so none of them is on the bias's side).
 //   3. A `relu` of a fused node with `relu = false` read by nothing else becomes the fused node
 //      with `relu = true`, likewise.
 //   4. Remove the bypassed nodes.
@@ -54,6 +55,9 @@ public:
     std::optional<std::vector<NodeId>> order = g.topologicalOrder();
     if (!order)
       return PassResult::Unchanged;
+    pos.resize(g.numNodes());
+    for (size_t i = 0; i < order->size(); ++i)
+      pos[(*order)[i]] = i;
     bool changed = false;
     for (NodeId id : *order) {
       if (g.node(id).op == "add")
@@ -66,21 +70,25 @@ public:
 
 private:
   std::vector<bool> keep;
+  std::vector<size_t> pos; ///< position in the topological order
 
-  /// `v`'s producer is read only by `user` (once) and runs in user's frame.
+  /// `v`'s producer is read only by `user` (once), runs in user's frame, and what hangs from it
+  /// comes after `user`.
   bool onlyFeeds(ValueRef v, NodeId user) {
     const Node &p = g.node(v.node);
     return keep[p.id] && p.frame == g.node(user).frame && uses[p.id].size() == 1 &&
-           uses[p.id][0].user == user && controlUses[p.id].empty();
+           uses[p.id][0].user == user &&
+           std::all_of(controlUses[p.id].begin(), controlUses[p.id].end(),
+                       [&](NodeId c) { return pos[c] > pos[user]; });
   }
 
-  /// Node `into` takes over `from`'s operands; `from` goes.
+  /// Node `into` takes over `from`'s operands, control inputs and control users; `from` goes.
   void absorb(NodeId into, NodeId from, std::vector<ValueRef> inputs) {
     Node &n = g.node(into);
     n.inputs = std::move(inputs);
     for (NodeId c : g.node(from).controlInputs)
-      if (std::find(n.controlInputs.begin(), n.controlInputs.end(), c) == n.controlInputs.end())
-        n.controlInputs.push_back(c);
+      g.addControlInput(into, c);
+    moveControlUsers(g, from, into, controlUses);
     keep[from] = false;
   }
 
