@@ -1,13 +1,17 @@
 #!/usr/bin/python3
 """Differential testing of dlm's two engines (docs/codegen.md "Differential testing").
 
-    dlm-diff.py BIN_DIR FILE.dlm [program args...]
+    dlm-diff.py [--everywhere] BIN_DIR FILE.dlm [program args...]
 
 Runs FILE with `dlm run --engine=jit` and `dlm run --engine=graph`, each unoptimised (-O0) and
 at -O3, checks that all four agree (the optimizer changes no output: docs/opt.md), and then
 behaves exactly like the JIT's -O3 run: its stdout and stderr are passed through and its exit
 status is returned, so a lit RUN line can use it wherever it used `dlm run` (`| FileCheck`,
 `> %t.out`, `not ...`).
+
+--everywhere runs FILE in every configuration instead: the JIT at -O0, -O1, -O2 and -O3, the
+graph executor at each level on 1 and on 4 threads (DLM_NUM_THREADS), and an AOT executable
+(`dlmc -ON -o`) of each level; all must agree with the JIT's -O3 run.
 
 Agreement:
   - the exit statuses are equal;
@@ -16,9 +20,9 @@ Agreement:
     tensor printing pads them with: the engines call the same kernels in the same order, so
     outputs are normally bitwise equal, and the tolerance only covers a reduction ordered
     differently;
-  - on failure, the first line of stderr (the located error) is equal, and the graph
-    executor's stdout is a prefix of the JIT's (the JIT runs side effects in program order up to
-    the failing op; the executor may skip those not ordered with it).
+  - on failure, the first line of stderr (the located error) is equal, and so are the standard
+    outputs, as on success: every effect before the failing op in program order happened, and
+    none after it (docs/ir.md "Program order").
 
 On disagreement it prints both runs to stderr and aborts (SIGABRT), which `not` reports as a
 failure too (a crash is never an expected failure).
@@ -28,6 +32,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 
 REL_TOL = 1e-5
 ABS_TOL = 1e-6
@@ -35,11 +40,37 @@ NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|
 
 
 LEVELS = ("-O3", "-O0")
+ALL_LEVELS = ("-O3", "-O0", "-O1", "-O2")
+THREADS = ("1", "4")
 
 
-def run(dlm, engine, level, args):
-    p = subprocess.run([dlm, "run", "--engine=" + engine, level] + args, capture_output=True, text=True)
+def run(dlm, engine, level, args, env=None):
+    p = subprocess.run([dlm, "run", "--engine=" + engine, level] + args, capture_output=True, text=True,
+                       env=env)
     return p.returncode, p.stdout, p.stderr
+
+
+def run_aot(bin_dir, level, args, tmp):
+    """Builds FILE (args[0]) with `dlmc LEVEL -o` and runs the executable on the other args."""
+    exe = os.path.join(tmp, "prog" + level)
+    p = subprocess.run([os.path.join(bin_dir, "dlmc"), level, args[0], "-o", exe], capture_output=True,
+                       text=True)
+    if p.returncode != 0:
+        return p.returncode, p.stdout, p.stderr
+    p = subprocess.run([exe] + args[1:], capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def runs_everywhere(bin_dir, args):
+    dlm = os.path.join(bin_dir, "dlm")
+    runs = [("jit " + level, run(dlm, "jit", level, args)) for level in ALL_LEVELS]
+    for threads in THREADS:
+        env = dict(os.environ, DLM_NUM_THREADS=threads)
+        runs += [("graph %s (%s threads)" % (level, threads), run(dlm, "graph", level, args, env))
+                 for level in ALL_LEVELS]
+    with tempfile.TemporaryDirectory(prefix="dlm-diff-") as tmp:
+        runs += [("aot " + level, run_aot(bin_dir, level, args, tmp)) for level in ALL_LEVELS]
+    return runs
 
 
 def numbers_close(a, b):
@@ -70,19 +101,26 @@ def disagreement(jit, graph):
         return None
     if jerr.splitlines()[:1] != gerr.splitlines()[:1]:
         return "errors differ"
-    if not jout.startswith(gout):
-        return "the graph executor's output is not a prefix of the JIT's"
+    if jout != gout and not numbers_close(jout, gout):
+        return "outputs before the error differ"
     return None
 
 
 def main():
-    if len(sys.argv) < 3:
-        sys.stderr.write("usage: dlm-diff.py BIN_DIR FILE.dlm [args...]\n")
+    argv = sys.argv[1:]
+    everywhere = argv[:1] == ["--everywhere"]
+    if everywhere:
+        argv = argv[1:]
+    if len(argv) < 2:
+        sys.stderr.write("usage: dlm-diff.py [--everywhere] BIN_DIR FILE.dlm [args...]\n")
         return 2
-    dlm = os.path.join(sys.argv[1], "dlm")
-    args = sys.argv[2:]
-    runs = [("jit " + level, run(dlm, "jit", level, args)) for level in LEVELS]
-    runs += [("graph " + level, run(dlm, "graph", level, args)) for level in LEVELS]
+    dlm = os.path.join(argv[0], "dlm")
+    args = argv[1:]
+    if everywhere:
+        runs = runs_everywhere(argv[0], args)
+    else:
+        runs = [("jit " + level, run(dlm, "jit", level, args)) for level in LEVELS]
+        runs += [("graph " + level, run(dlm, "graph", level, args)) for level in LEVELS]
     jit = runs[0][1]
     for name, other in runs[1:]:
         why = disagreement(jit, other)

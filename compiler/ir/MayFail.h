@@ -1,8 +1,10 @@
 //===- compiler/ir/MayFail.h - Which graph nodes may raise a run-time error ===//
 //
 // A run-time error (an index out of range, a broadcast of run-time shapes that do not match, a
-// failed assert) is observable, so dead-code elimination keeps the nodes that may fail and licm
-// never computes them where the program would not. Nodes that certainly succeed stay free.
+// failed assert) is observable: the program stops there, after every effect before it in program
+// order and before every effect after it (docs/ir.md "Program order"). So lowering orders the
+// nodes that may fail with the side effects, dead-code elimination keeps them, and licm never
+// computes them where the program would not. Nodes that certainly succeed stay free.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DLM_COMPILER_IR_MAYFAIL_H

@@ -6,8 +6,10 @@
 //      misses asks the parent scope and converts the answer at the boundary it crosses: a
 //      branch boundary puts it through the If's Switch (one per outer value, shared by both
 //      branches), a loop boundary through a constant Enter (one per outer value and loop).
-//   2. A Context is where nodes go: the frame, the pivot that input-less nodes hang from, and
-//      the side-effect token (the node the next side effect must follow).
+//   2. A Context is where nodes go: the frame, the pivot that input-less nodes hang from, the
+//      side-effect token (the node the next side effect and the next node that may fail must
+//      follow) and the nodes that may fail since the last side effect (which the next side
+//      effect must follow): docs/ir.md "Program order".
 //   3. If, While and For build their control-flow nodes, lower their regions in child scopes
 //      and contexts, and bind their results to Merge or Exit outputs. Calls lower the callee's
 //      body in a fresh scope (no captures) but the caller's context: inlining.
@@ -16,6 +18,7 @@
 #include "compiler/lower/Lower.h"
 
 #include "compiler/autodiff/Autodiff.h"
+#include "compiler/ir/MayFail.h"
 #include "compiler/ir/Verifier.h"
 #include "compiler/support/Diagnostics.h"
 #include "runtime/Promotion.h"
@@ -77,7 +80,49 @@ struct Context {
   /// The last side effect (or token node) of this region, and its value when it has one.
   std::optional<NodeId> token;
   std::optional<ValueRef> tokenValue;
+  /// Nodes that may fail (or joins of them) since the last side effect.
+  std::vector<NodeId> failures;
+  /// Where a region without a token yet finds it: the enclosing region, through a constant
+  /// Enter of `enterLoop` when that is set (the cond and body of a loop without side effects).
+  Context *outer = nullptr;
+  LoopRecord *enterLoop = nullptr;
 };
+
+/// The nodes of `failures` that no other one depends on within an iteration (loop back edges
+/// are not followed): a node that follows those follows them all.
+std::vector<NodeId> failureSinks(const Graph &g, const std::vector<NodeId> &failures) {
+  if (failures.size() < 2)
+    return failures;
+  NodeId oldest = *std::min_element(failures.begin(), failures.end());
+  std::vector<bool> reached(g.numNodes() - oldest, false); // ancestors of a failure, by id - oldest
+  std::vector<NodeId> work;
+  auto reach = [&](NodeId p) {
+    if (p >= oldest && !reached[p - oldest]) {
+      reached[p - oldest] = true;
+      work.push_back(p);
+    }
+  };
+  auto reachInputs = [&](NodeId id) {
+    const Node &n = g.node(id);
+    for (ValueRef in : n.inputs)
+      if (!(n.op == "Merge" && g.node(in.node).op == "NextIteration"))
+        reach(in.node);
+    for (NodeId c : n.controlInputs)
+      reach(c);
+  };
+  for (NodeId f : failures)
+    reachInputs(f);
+  while (!work.empty()) {
+    NodeId id = work.back();
+    work.pop_back();
+    reachInputs(id);
+  }
+  std::vector<NodeId> sinks;
+  for (NodeId f : failures)
+    if (!reached[f - oldest] && std::find(sinks.begin(), sinks.end(), f) == sinks.end())
+      sinks.push_back(f);
+  return sinks;
+}
 
 class Lowering {
 public:
@@ -164,7 +209,12 @@ private:
     n.attrs = std::move(attrs);
     if (pivot)
       n.controlInputs.push_back(*pivot);
-    return n.id;
+    NodeId id = n.id;
+    noteTokenFollowed(id);
+    const OpInfo *info = OpRegistry::get().lookup(op);
+    if (!(info && info->sideEffects) && mayFail(g, n))
+      orderFailure(ctx, id);
+    return id;
   }
 
   ValueRef constant(Context &ctx, AttrValue value, Type type, llvm::SMRange loc) {
@@ -176,12 +226,87 @@ private:
   static Type boolScalar() { return Type::tensor(DType::Bool, {}); }
   static Type i64Scalar() { return Type::tensor(DType::I64, {}); }
 
-  // --- Side effects ----------------------------------------------------------------------
+  // --- Side effects and failures (docs/ir.md "Program order") ----------------------------
+  /// `node` follows the region's last side effect and every node that may fail since; it is
+  /// the new token.
   void chainEffect(Context &ctx, NodeId node) {
     if (ctx.token)
       g.addControlInput(node, *ctx.token);
+    for (NodeId f : failureSinks(g, ctx.failures))
+      if (!reads(node, f))
+        g.addControlInput(node, f);
+    ctx.failures.clear();
     ctx.token = node;
     ctx.tokenValue.reset();
+    newestToken.resize(g.numNodes(), 0);
+    newestToken[node] = node + 1;
+  }
+
+  /// `node` may fail: it follows the last side effect (unless its operands already do) and the
+  /// next side effect follows it. Nodes that may fail are not ordered among themselves.
+  void orderFailure(Context &ctx, NodeId node) {
+    std::optional<NodeId> token = effectToken(ctx);
+    if (token && newestToken[node] != *token + 1) {
+      g.addControlInput(node, *token);
+      newestToken[node] = *token + 1;
+    }
+    ctx.failures.push_back(node);
+  }
+
+  bool reads(NodeId n, NodeId producer) const {
+    const std::vector<ValueRef> &in = g.node(n).inputs;
+    return std::any_of(in.begin(), in.end(), [&](ValueRef v) { return v.node == producer; });
+  }
+
+  /// Records the newest token node `id` depends on through its operands (kept for the nodes
+  /// `emit` makes; others count as following none, which only costs a redundant edge).
+  void noteTokenFollowed(NodeId id) {
+    newestToken.resize(g.numNodes(), 0);
+    for (ValueRef in : g.node(id).inputs)
+      newestToken[id] = std::max(newestToken[id], newestToken[in.node]);
+  }
+
+  /// The region's token, made on first use in a loop without side effects: a constant Enter
+  /// of the enclosing region's token value. None before the program's first side effect.
+  std::optional<NodeId> effectToken(Context &ctx) {
+    if (ctx.token || !ctx.outer || !effectToken(*ctx.outer))
+      return ctx.token;
+    if (!ctx.enterLoop) {
+      ctx.token = ctx.outer->token;
+      ctx.tokenValue = ctx.outer->tokenValue;
+      return ctx.token;
+    }
+    setToken(ctx, Graph::value(invariantEnter(tokenValue(*ctx.outer, ctx.loc), *ctx.enterLoop)));
+    return ctx.token;
+  }
+
+  /// A token value that follows every side effect of ctx so far and every node that may fail
+  /// since the last one: what a loop with side effects carries in and out of each iteration.
+  ValueRef orderedTokenValue(Context &ctx, llvm::SMRange loc) {
+    if (!ctx.failures.empty()) {
+      ValueRef v = constant(ctx, true, boolScalar(), loc);
+      chainEffect(ctx, v.node);
+      ctx.tokenValue = v;
+    }
+    return tokenValue(ctx, loc);
+  }
+
+  /// `Identity(v) ctrl(after, failures)`: the bool[] token v once `after` and every node of
+  /// `failures` have run.
+  ValueRef identityAfter(ValueRef v, std::optional<NodeId> after,
+                         const std::vector<NodeId> &failures, FrameId frame, llvm::SMRange loc) {
+    NodeId id = g.addNode("Identity", {v}, {boolScalar()}, frame, location(loc)).id;
+    if (after)
+      g.addControlInput(id, *after);
+    for (NodeId f : failureSinks(g, failures))
+      g.addControlInput(id, f);
+    return Graph::value(id);
+  }
+
+  /// The token v once every node of `failures` has run (v itself when there are none).
+  ValueRef afterFailures(ValueRef v, const std::vector<NodeId> &failures, FrameId frame,
+                         llvm::SMRange loc) {
+    return failures.empty() ? v : identityAfter(v, std::nullopt, failures, frame, loc);
   }
 
   /// A bool[] value that is available once every side effect of ctx so far has run.
@@ -240,18 +365,21 @@ private:
     return inner;
   }
 
-  ValueRef crossBoundary(ValueRef outer, Scope &scope) {
-    if (scope.boundary == Scope::Boundary::Loop) {
-      LoopRecord &rec = *scope.loopRecord;
-      auto [it, inserted] = rec.invariants.try_emplace(outer, 0);
-      if (inserted) {
-        Node &n =
-            g.addNode("Enter", {outer}, {g.typeOf(outer)}, rec.frame, location(rec.loc, rec.site));
-        n.attrs.emplace("is_constant", true);
-        it->second = n.id;
-      }
-      return Graph::value(it->second);
+  /// The constant Enter of `outer` into the loop of `rec` (one per value and loop).
+  NodeId invariantEnter(ValueRef outer, LoopRecord &rec) {
+    auto [it, inserted] = rec.invariants.try_emplace(outer, 0);
+    if (inserted) {
+      Node &n =
+          g.addNode("Enter", {outer}, {g.typeOf(outer)}, rec.frame, location(rec.loc, rec.site));
+      n.attrs.emplace("is_constant", true);
+      it->second = n.id;
     }
+    return it->second;
+  }
+
+  ValueRef crossBoundary(ValueRef outer, Scope &scope) {
+    if (scope.boundary == Scope::Boundary::Loop)
+      return Graph::value(invariantEnter(outer, *scope.loopRecord));
     IfRecord &rec = *scope.ifRecord;
     auto [it, inserted] = rec.switches.try_emplace(outer, 0);
     if (inserted) {
@@ -508,16 +636,20 @@ private:
       effects |= hasSideEffects(*r->block);
     Values branchResults[2];
     ValueRef branchTokens[2];
+    Context sides[2];
     for (int side = 0; side < 2; ++side) {
       bool isThen = side == 0;
       Scope bs(&scope, isThen ? Scope::Boundary::Then : Scope::Boundary::Else, &rec, nullptr);
-      Context bctx;
+      Context &bctx = sides[side];
       bctx.frame = ctx.frame;
       bctx.branchOf = &rec;
       bctx.thenSide = isThen;
       bctx.loc = op.loc;
       bctx.site = opSite;
       bctx.token = ctx.token;
+      bctx.outer = &ctx;
+      if (effects) // the branch's first effect follows what may fail before the `if`
+        bctx.failures = ctx.failures;
       if (size_t(side) < op.regions.size()) {
         std::optional<Values> yielded = lowerRegion(*op.regions[side], bs, bctx);
         if (!yielded)
@@ -528,13 +660,9 @@ private:
         // The branch's token: live iff the branch ran, after its last side effect — or, for a
         // side without effects, after the side effect before the `if`: otherwise the Merge
         // could fire from that side early and let a later effect overtake an earlier one.
-        NodeId pivot = pivotOf(bctx);
-        NodeId t = g.addNode("Identity", {Graph::value(pivot)}, {boolScalar()}, ctx.frame,
-                             location(op.loc))
-                       .id;
-        if (bctx.token)
-          g.addControlInput(t, *bctx.token);
-        branchTokens[side] = Graph::value(t);
+        // It follows what may fail since, too.
+        branchTokens[side] = identityAfter(Graph::value(pivotOf(bctx)), bctx.token, bctx.failures,
+                                           ctx.frame, op.loc);
       }
     }
     std::vector<const ssa::Value *> results = raw(op.results);
@@ -545,10 +673,27 @@ private:
                                               {types[i]}, ctx.frame, location(op.loc))
                                         .id));
     bind(results, merged, scope);
-    if (effects)
+    if (effects) {
       setToken(ctx, Graph::value(g.addNode("Merge", {branchTokens[1], branchTokens[0]},
                                            {boolScalar()}, ctx.frame, location(op.loc))
                                      .id));
+      ctx.failures.clear();
+      return;
+    }
+    joinBranchFailures(sides, ctx, op);
+  }
+
+  /// An `if` without side effects whose branches may fail: the next side effect follows a
+  /// Merge of one token per branch, live iff that branch ran, after what may fail in it.
+  void joinBranchFailures(Context (&sides)[2], Context &ctx, const ssa::Operation &op) {
+    if (sides[0].failures.empty() && sides[1].failures.empty())
+      return;
+    ValueRef tokens[2];
+    for (int side = 0; side < 2; ++side)
+      tokens[side] = afterFailures(Graph::value(pivotOf(sides[side])), sides[side].failures,
+                                   ctx.frame, op.loc);
+    ctx.failures.push_back(
+        g.addNode("Merge", {tokens[1], tokens[0]}, {boolScalar()}, ctx.frame, location(op.loc)).id);
   }
 
   // --- loops -------------------------------------------------------------------------------
@@ -596,7 +741,7 @@ private:
     for (const auto &r : op.regions)
       loop.effects |= hasSideEffects(*r->block);
     if (loop.effects)
-      inits.push_back(tokenValue(ctx, op.loc));
+      inits.push_back(orderedTokenValue(ctx, op.loc));
     if (inits.empty()) // the pivots need one value that goes around the loop
       inits.push_back(constant(ctx, true, boolScalar(), op.loc));
     for (size_t i = 0; i < inits.size(); ++i) {
@@ -619,13 +764,16 @@ private:
   }
 
   /// The context of a loop's cond or body region. `token` is the ordering token's value at the
-  /// region's start; effects chain from an Identity of it (never from a Switch node).
-  Context loopContext(const Loop &loop, ValueRef pivotSource, ValueRef token) {
+  /// region's start; effects chain from an Identity of it (never from a Switch node). Without
+  /// side effects the region's nodes that may fail follow the token before the loop (`outer`'s).
+  Context loopContext(Loop &loop, ValueRef pivotSource, ValueRef token, Context &outer) {
     Context c;
     c.frame = loop.frame;
     c.pivotSource = pivotSource;
     c.loc = loop.record.loc;
     c.site = loop.record.site;
+    c.outer = &outer;
+    c.enterLoop = &loop.record;
     if (loop.effects) {
       NodeId start = token.node;
       if (g.node(start).op == "Switch")
@@ -638,13 +786,13 @@ private:
   }
 
   /// The cond region runs on the Merge outputs; its pivot is the first Merge.
-  Context condContext(const Loop &loop) {
-    return loopContext(loop, Graph::value(loop.merges[0]), Graph::value(loop.merges.back()));
+  Context condContext(Loop &loop, Context &outer) {
+    return loopContext(loop, Graph::value(loop.merges[0]), Graph::value(loop.merges.back()), outer);
   }
   /// The body runs on the Switches' true outputs; its pivot is the first Switch's.
-  Context bodyContext(const Loop &loop) {
+  Context bodyContext(Loop &loop, Context &outer) {
     return loopContext(loop, Graph::value(loop.switches[0], 1),
-                       Graph::value(loop.switches.back(), 1));
+                       Graph::value(loop.switches.back(), 1), outer);
   }
 
   /// LoopCond, then Switch + Exit per loop value. `tokenAfterCond` replaces the token's Merge
@@ -652,7 +800,7 @@ private:
   void closeCondition(Loop &loop, ValueRef cond, Context &condCtx, const ssa::Operation &op) {
     Location loc = location(op.loc);
     loop.loopCond = Graph::value(g.addNode("LoopCond", {cond}, {boolScalar()}, loop.frame, loc).id);
-    ValueRef tokenAfterCond = loop.effects ? tokenValue(condCtx, op.loc) : ValueRef{};
+    ValueRef tokenAfterCond = loop.effects ? orderedTokenValue(condCtx, op.loc) : ValueRef{};
     for (size_t i = 0; i < loop.merges.size(); ++i) {
       bool isToken = loop.effects && i + 1 == loop.merges.size();
       ValueRef in = isToken ? tokenAfterCond : Graph::value(loop.merges[i]);
@@ -674,7 +822,7 @@ private:
   /// NextIteration for each next value (the token appended), closing the Merges' back edges.
   void closeBody(Loop &loop, Values next, Context &bodyCtx, const ssa::Operation &op) {
     if (loop.effects)
-      next.push_back(tokenValue(bodyCtx, op.loc));
+      next.push_back(orderedTokenValue(bodyCtx, op.loc));
     if (next.size() < loop.merges.size()) // the placeholder value goes around unchanged
       next.push_back(Graph::value(loop.switches.back(), 1));
     for (size_t i = 0; i < loop.merges.size(); ++i) {
@@ -683,6 +831,31 @@ private:
               .id;
       g.node(loop.merges[i]).inputs[1] = Graph::value(n);
     }
+  }
+
+  /// A loop without side effects whose cond or body may fail carries a token of its own, which
+  /// each iteration passes on after what may fail in it: the next side effect follows its Exit,
+  /// so every iteration. The nodes that may fail follow only the token before the loop, so
+  /// iterations still overlap.
+  void carryFailures(const Loop &loop, const Context &condCtx, const Context &bodyCtx, Context &ctx,
+                     const ssa::Operation &op) {
+    if (loop.effects || (condCtx.failures.empty() && bodyCtx.failures.empty()))
+      return;
+    Location loc = location(op.loc);
+    ValueRef init = constant(ctx, true, boolScalar(), op.loc);
+    Node &enter = g.addNode("Enter", {init}, {boolScalar()}, loop.frame, loc);
+    enter.attrs.emplace("is_constant", false);
+    ValueRef entered = Graph::value(enter.id);
+    NodeId merge = g.addNode("Merge", {entered, entered}, {boolScalar()}, loop.frame, loc).id;
+    ValueRef afterCond = afterFailures(Graph::value(merge), condCtx.failures, loop.frame, op.loc);
+    NodeId sw = g.addNode("Switch", {afterCond, loop.loopCond}, {boolScalar(), boolScalar()},
+                          loop.frame, loc)
+                    .id;
+    NodeId exit = g.addNode("Exit", {Graph::value(sw, 0)}, {boolScalar()}, loop.frame, loc).id;
+    ValueRef afterBody = afterFailures(Graph::value(sw, 1), bodyCtx.failures, loop.frame, op.loc);
+    NodeId next = g.addNode("NextIteration", {afterBody}, {boolScalar()}, loop.frame, loc).id;
+    g.node(merge).inputs[1] = Graph::value(next);
+    ctx.failures.push_back(exit);
   }
 
   void finishLoop(Loop &loop, const std::vector<const ssa::Value *> &results, size_t firstExit,
@@ -703,7 +876,7 @@ private:
 
     Scope condScope(&scope, Scope::Boundary::Loop, nullptr, &loop.record);
     bind(carried, mergeValues(loop, numData), condScope);
-    Context condCtx = condContext(loop);
+    Context condCtx = condContext(loop, ctx);
     std::optional<Values> cond = lowerRegion(*op.regions[0], condScope, condCtx);
     if (!cond)
       return;
@@ -711,11 +884,12 @@ private:
 
     Scope bodyScope(&scope, Scope::Boundary::Loop, nullptr, &loop.record);
     bind(carried, bodyValues(loop, numData), bodyScope);
-    Context bodyCtx = bodyContext(loop);
+    Context bodyCtx = bodyContext(loop, ctx);
     std::optional<Values> next = lowerRegion(*op.regions[1], bodyScope, bodyCtx);
     if (!next)
       return;
     closeBody(loop, *next, bodyCtx, op);
+    carryFailures(loop, condCtx, bodyCtx, ctx, op);
     finishLoop(loop, raw(op.results), 0, scope, ctx);
   }
 
@@ -759,7 +933,7 @@ private:
     std::vector<const ssa::Value *> carried = raw(op.carried);
 
     Scope loopScope(&scope, Scope::Boundary::Loop, nullptr, &loop.record);
-    Context condCtx = condContext(loop);
+    Context condCtx = condContext(loop, ctx);
     ValueRef hi = crossBoundary(hiOuter, loopScope);
     ValueRef step = crossBoundary(stepOuter, loopScope);
     ValueRef cond =
@@ -767,7 +941,7 @@ private:
     closeCondition(loop, cond, condCtx, op);
 
     bind(carried, bodyValues(loop, numData), loopScope);
-    Context bodyCtx = bodyContext(loop);
+    Context bodyCtx = bodyContext(loop, ctx);
     std::optional<Values> body = lowerRegion(*op.regions[0], loopScope, bodyCtx);
     if (!body)
       return;
@@ -779,6 +953,7 @@ private:
     }
     next.insert(next.end(), yielded.begin(), yielded.end());
     closeBody(loop, next, bodyCtx, op);
+    carryFailures(loop, condCtx, bodyCtx, ctx, op);
     std::vector<const ssa::Value *> results = raw(op.results);
     size_t firstExit = flatTypes(results).size() + 1 == numData ? 1 : 0;
     finishLoop(loop, results, firstExit, scope, ctx);
@@ -796,6 +971,10 @@ private:
   CallSiteId opSite = kNoCallSite;
   std::map<std::pair<const ssa::InlineSite *, CallSiteId>, CallSiteId> siteMemo;
   std::map<const ssa::Function *, bool> effectsCache;
+  /// Per node, 1 + the newest side effect (token) it is known to depend on, 0 for none: a node
+  /// that may fail whose operands already follow the token needs no edge of its own. Tokens
+  /// are made in program order, so the newest is the largest id.
+  std::vector<NodeId> newestToken;
   autodiff::Differentiator ownDifferentiator{diags};
   autodiff::Differentiator &differentiator;
 };

@@ -20,7 +20,8 @@ time; mutant I of a seed is the same whatever --count and --jobs are. A mutant f
   - a run that ends with status 1 gives no located diagnostic first
     ("FILE:LINE:COL: error: ..." or "error: ...");                                   [diagnostic]
   - the runs disagree by scripts/dlm-diff.py's rules (same status; on success the same
-    output within its tolerance; on failure the same first stderr line);          [disagreement]
+    output within its tolerance; on failure the same first stderr line and the same
+    output before it);                                                        [disagreement]
   - a run passes the time limit while `dlmc --emit=opt` of the same mutant (compilation only)
     does too: the compiler hangs.                                                          [hang]
     (A run that is slow only when it runs, e.g. a loop bound made huge, is counted, not failed.)
