@@ -23,6 +23,7 @@
 #include "compiler/opt/Pass.h"
 
 #include <algorithm>
+#include <numeric>
 
 namespace dlm::opt {
 
@@ -178,6 +179,83 @@ bool transposeChain(Graph &g, NodeId id) {
   return true;
 }
 
+/// `perm` swaps the last two of `rank` axes and keeps the others.
+bool swapsLastTwo(const std::vector<int64_t> &perm, size_t rank) {
+  if (rank < 2 || perm.size() != rank)
+    return false;
+  for (size_t i = 0; i + 2 < rank; ++i)
+    if (perm[i] != static_cast<int64_t>(i))
+      return false;
+  return perm[rank - 2] == static_cast<int64_t>(rank) - 1 &&
+         perm[rank - 1] == static_cast<int64_t>(rank) - 2;
+}
+
+/// `v` with its last two axes swapped, in `frame` and hanging from `controls`: the operand of
+/// `v`'s producer when that is such a transpose (no new node), else a new transpose.
+ValueRef matrixTransposeOf(Graph &g, ValueRef v, FrameId frame, Location loc,
+                           const std::vector<NodeId> &controls) {
+  const Node &p = g.node(v.node);
+  size_t rank = g.typeOf(v).rank();
+  const auto *perm = p.attrAs<std::vector<int64_t>>("perm");
+  if (p.op == "transpose" && perm && swapsLastTwo(*perm, rank) && p.controlInputs.empty())
+    return p.inputs[0];
+  std::vector<int64_t> swap(rank);
+  std::iota(swap.begin(), swap.end(), 0);
+  std::swap(swap[rank - 2], swap[rank - 1]);
+  Shape shape = g.typeOf(v).shape();
+  std::swap(shape[rank - 2], shape[rank - 1]);
+  Type t = Type::tensor(g.typeOf(v).dtype(), std::move(shape));
+  Node &n = g.addNode("transpose", {v}, {std::move(t)}, frame, loc);
+  n.attrs["perm"] = std::move(swap);
+  n.controlInputs = controls;
+  return Graph::value(n.id);
+}
+
+// transpose(matmul(a, b)) -> matmul(transpose(b), transpose(a)), the transposes swapping the
+// last two axes (autodiff's gradient of `x @ w.T` with respect to w is transpose(x.T @ dz)):
+// the product comes out dense in the layout its reader wants, instead of as a transposed view
+// that an elementwise reader (a gradient accumulator, an SGD update) copies dense, and the
+// transposes of the operands cancel with theirs or are views a GEMM reads through its
+// transpose flags. Every element is the same sum of the same products (IEEE multiplication
+// commutes), so the small-matrix path gives the same bits. Only for operands of rank >= 2 with
+// static shapes (a product of run-time shapes may fail, and must fail with its own message)
+// and a product read by nothing else.
+bool transposeOfProduct(Graph &g, NodeId id) {
+  const Node &n = g.node(id);
+  const auto *perm = n.attrAs<std::vector<int64_t>>("perm");
+  if (n.op != "transpose" || !perm || !swapsLastTwo(*perm, n.results[0].rank()))
+    return false;
+  const Node &m = producer(g, n.inputs[0]);
+  if (m.op != "matmul" || m.inputs.size() != 2 || m.frame != n.frame)
+    return false;
+  for (const ValueRef &in : m.inputs) {
+    const Type &t = g.typeOf(in);
+    if (t.rank() < 2 || t.rank() != n.results[0].rank() || !t.staticNumElements())
+      return false;
+  }
+  for (const Node &user : g.nodes()) {
+    if (user.id != id && std::find(user.controlInputs.begin(), user.controlInputs.end(), m.id) !=
+                             user.controlInputs.end())
+      return false;
+    for (const ValueRef &in : user.inputs)
+      if (in.node == m.id && user.id != id)
+        return false;
+  }
+  NodeId product = m.id;
+  ValueRef a = m.inputs[0], b = m.inputs[1];
+  std::vector<NodeId> controls = m.controlInputs;
+  FrameId frame = n.frame;
+  Location loc = n.loc;
+  ValueRef tb = matrixTransposeOf(g, b, frame, loc, controls);
+  ValueRef ta = matrixTransposeOf(g, a, frame, loc, controls);
+  Node &w = g.node(id);
+  w.op = "matmul";
+  w.inputs = {tb, ta};
+  w.attrs.clear();
+  inheritControls(g, id, product);
+  return true;
+}
+
 // reshape(reshape(x, ...), s) -> reshape(x, s); reshape(x, s) -> x when x already has shape s
 bool reshapeChain(Graph &g, NodeId id) {
   const Node &n = g.node(id);
@@ -258,9 +336,10 @@ bool mulByMinusOne(Graph &g, NodeId id) {
 
 using Rule = bool (*)(Graph &, NodeId);
 
-const Rule kRules[] = {mulByOne,       divOrPowByOne,  addZero,          integerZero,
-                       doubleNegation, logOfExp,       expOfLog,         transposeChain,
-                       reshapeChain,   noOpConversion, squareByMultiply, mulByMinusOne};
+const Rule kRules[] = {mulByOne,          divOrPowByOne,  addZero,          integerZero,
+                       doubleNegation,    logOfExp,       expOfLog,         transposeChain,
+                       reshapeChain,      noOpConversion, squareByMultiply, mulByMinusOne,
+                       transposeOfProduct};
 
 /// A forwarded node is left with no data users (or as an Identity with control inputs); rules
 /// must not fire on it again.
