@@ -6,7 +6,7 @@
 //     a time (then 1, then the last columns by nest 3), each lane 4 vectors of partial sums, so
 //     every multiply and add is one vector instruction on a row of b;
 //  2. columns of b and rows of a contiguous (x @ w.T): one dot product per element, its L lanes
-//     one vector, halved by shuffles;
+//     one vector, halved by shuffles; 4 columns at a time, sharing the loads of a's row;
 //  3. anything else: the lanes element by element.
 // Lane l's first term is the plain product (bitwise -0.0 plus the product, as the order
 // describes), so no lane needs initialising.
@@ -33,16 +33,29 @@ constexpr int kLanes = kSmallGemmLanes;
 template <typename T> struct Vec;
 template <> struct Vec<float> {
   typedef float type __attribute__((vector_size(32)));
+  typedef float unaligned __attribute__((vector_size(32), aligned(4), may_alias));
   typedef int32_t mask __attribute__((vector_size(32)));
   typedef float half __attribute__((vector_size(16)));
   typedef float quarter __attribute__((vector_size(8)));
 };
 template <> struct Vec<double> {
   typedef double type __attribute__((vector_size(64)));
+  typedef double unaligned __attribute__((vector_size(64), aligned(8), may_alias));
   typedef int64_t mask __attribute__((vector_size(64)));
   typedef double half __attribute__((vector_size(32)));
   typedef double quarter __attribute__((vector_size(16)));
 };
+
+/// The L elements at (possibly unaligned) `p` as a vector, and back. GCC 12 keeps a vector
+/// filled by std::memcpy inside a loop over an array of vectors on the stack (a load, two
+/// stores and a reload per vector: 150k instructions for a [1, 128] x [128, 512] product);
+/// these are one vmovups each, or a memory operand of the multiply.
+template <typename T> inline const typename Vec<T>::unaligned &vecAt(const T *p) {
+  return *reinterpret_cast<const typename Vec<T>::unaligned *>(p);
+}
+template <typename T> inline typename Vec<T>::unaligned &vecAt(T *p) {
+  return *reinterpret_cast<typename Vec<T>::unaligned *>(p);
+}
 
 /// Combines lanes s[0 .. present) (the others are -0.0, the identity) into s[0] by halving.
 template <typename T, typename Lane> inline void reduceLanes(Lane *s, int present) {
@@ -81,25 +94,23 @@ template <typename T> struct Problem {
 template <typename T, int NV> inline void rowChunk(const Problem<T> &pb, int64_t i, int64_t j0) {
   using V = typename Vec<T>::type;
   constexpr int L = kLanes;
-  constexpr size_t bytes = sizeof(V);
   const int present = (int)std::min<int64_t>(pb.k, L);
   const T *arow = pb.a.p + i * pb.a.rs;
   const T *bcol = pb.b.p + j0;
   V s[L][NV];
   for (int l = 0; l < present; ++l) {
-    V acc[NV], bv[NV];
+    V acc[NV];
     T av = arow[l * pb.a.cs];
-    for (int v = 0; v < NV; ++v) {
-      std::memcpy(&bv[v], bcol + l * pb.b.rs + v * L, bytes);
-      acc[v] = bv[v] * av;
-    }
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v)
+      acc[v] = vecAt(bcol + l * pb.b.rs + v * L) * av;
     for (int64_t p = l + L; p < pb.k; p += L) {
       av = arow[p * pb.a.cs];
-      for (int v = 0; v < NV; ++v) {
-        std::memcpy(&bv[v], bcol + p * pb.b.rs + v * L, bytes);
-        acc[v] = acc[v] + bv[v] * av;
-      }
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v)
+        acc[v] = acc[v] + vecAt(bcol + p * pb.b.rs + v * L) * av;
     }
+#pragma GCC unroll 4
     for (int v = 0; v < NV; ++v)
       s[l][v] = acc[v];
   }
@@ -114,7 +125,7 @@ template <typename T, int NV> inline void rowChunk(const Problem<T> &pb, int64_t
       V av = {};
       const T *addRow = pb.add.p + i * pb.add.rs + (j0 + v * L) * pb.add.cs;
       if (pb.add.cs == 1)
-        std::memcpy(&av, addRow, bytes);
+        av = vecAt(addRow);
       else
         for (int jj = 0; jj < L; ++jj)
           av[jj] = addRow[jj * pb.add.cs];
@@ -122,7 +133,7 @@ template <typename T, int NV> inline void rowChunk(const Problem<T> &pb, int64_t
     }
     if (pb.relu)
       r = r < 0 ? V{} : r; // reluOf per lane: NaN and -0.0 pass
-    std::memcpy(pb.c + i * pb.ldc + j0 + v * L, &r, bytes);
+    vecAt(pb.c + i * pb.ldc + j0 + v * L) = r;
   }
 }
 
@@ -141,9 +152,10 @@ template <typename T> void rowPass(const Problem<T> &pb, int64_t i) {
     pb.store(i, j0, stridedLanes(pb, i, j0));
 }
 
-/// Loop nest 2: c(i, j) as a dot product of two contiguous runs x and y of length k >= 1, the
-/// L lanes one vector.
-template <typename T> T dotLanes(const T *x, const T *y, int64_t k) {
+/// Loop nest 2: NJ elements c(i, j) .. c(i, j + NJ - 1) as dot products of the contiguous run x
+/// with the contiguous runs y, y + ys, ..., each of length k >= 1, each element's L lanes one
+/// vector (the NJ products share x's loads; each element's sum is the one of NJ = 1).
+template <typename T, int NJ> void dotLanes(const T *x, const T *y, int64_t ys, int64_t k, T *out) {
   using V = typename Vec<T>::type;
   using M = typename Vec<T>::mask;
   constexpr int L = kLanes;
@@ -152,36 +164,52 @@ template <typename T> T dotLanes(const T *x, const T *y, int64_t k) {
     iota[l] = l;
   int64_t kFull = k / L * L;
   int rest = (int)(k - kFull);
-  V xv = {}, yv = {}, acc;
+  V acc[NJ];
   if (kFull) {
-    std::memcpy(&xv, x, sizeof(V));
-    std::memcpy(&yv, y, sizeof(V));
-    acc = xv * yv;
-    for (int64_t p0 = L; p0 < kFull; p0 += L) {
-      std::memcpy(&xv, x + p0, sizeof(V));
-      std::memcpy(&yv, y + p0, sizeof(V));
-      acc = acc + xv * yv;
-    }
-    if (rest) {
-      xv = V{}, yv = V{};
-      std::memcpy(&xv, x + kFull, rest * sizeof(T));
-      std::memcpy(&yv, y + kFull, rest * sizeof(T));
-      acc = iota < rest ? acc + xv * yv : acc;
-    }
-  } else {
-    std::memcpy(&xv, x, rest * sizeof(T));
-    std::memcpy(&yv, y, rest * sizeof(T));
+#pragma GCC unroll 4
+    for (int jj = 0; jj < NJ; ++jj)
+      acc[jj] = vecAt(x) * vecAt(y + jj * ys);
+    for (int64_t p0 = L; p0 < kFull; p0 += L)
+#pragma GCC unroll 4
+      for (int jj = 0; jj < NJ; ++jj)
+        acc[jj] = acc[jj] + vecAt(x + p0) * vecAt(y + jj * ys + p0);
+  }
+  if (rest) {
+    V xv = {}, yv = {};
+    std::memcpy(&xv, x + kFull, rest * sizeof(T));
     V negZero = -V{}; // (absent lanes hold -0.0, the identity of the tree's additions)
-    acc = iota < rest ? xv * yv : negZero;
+    for (int jj = 0; jj < NJ; ++jj) {
+      std::memcpy(&yv, y + jj * ys + kFull, rest * sizeof(T));
+      acc[jj] =
+          kFull ? (iota < rest ? acc[jj] + xv * yv : acc[jj]) : (iota < rest ? xv * yv : negZero);
+    }
   }
   // The halving tree on the vector: lanes l += l + 4, l += l + 2, l += l + 1.
   using H = typename Vec<T>::half;
   using Q = typename Vec<T>::quarter;
   static_assert(L == 8);
-  H h =
-      __builtin_shufflevector(acc, acc, 0, 1, 2, 3) + __builtin_shufflevector(acc, acc, 4, 5, 6, 7);
-  Q q = __builtin_shufflevector(h, h, 0, 1) + __builtin_shufflevector(h, h, 2, 3);
-  return q[0] + q[1];
+  for (int jj = 0; jj < NJ; ++jj) {
+    H h = __builtin_shufflevector(acc[jj], acc[jj], 0, 1, 2, 3) +
+          __builtin_shufflevector(acc[jj], acc[jj], 4, 5, 6, 7);
+    Q q = __builtin_shufflevector(h, h, 0, 1) + __builtin_shufflevector(h, h, 2, 3);
+    out[jj] = q[0] + q[1];
+  }
+}
+
+/// Loop nest 2 over row i: 4 columns at a time, then one by one.
+template <typename T> void dotPass(const Problem<T> &pb, int64_t i) {
+  const T *x = pb.a.p + i * pb.a.rs;
+  T r[4];
+  int64_t j = 0;
+  for (; j + 4 <= pb.n; j += 4) {
+    dotLanes<T, 4>(x, pb.b.p + j * pb.b.cs, pb.b.cs, pb.k, r);
+    for (int jj = 0; jj < 4; ++jj)
+      pb.store(i, j + jj, r[jj]);
+  }
+  for (; j < pb.n; ++j) {
+    dotLanes<T, 1>(x, pb.b.p + j * pb.b.cs, pb.b.cs, pb.k, r);
+    pb.store(i, j, r[0]);
+  }
 }
 
 /// Loop nest 3: c(i, j) over arbitrary strides.
@@ -212,9 +240,11 @@ template <typename T> void run(const Problem<T> &pb) {
       T av = pb.a.p[i * pb.a.rs];
       T *crow = pb.c + i * pb.ldc;
       if (!pb.add.p && !pb.relu)
+#pragma GCC unroll 4
         for (int64_t j = 0; j < pb.n; ++j)
           crow[j] = av * pb.b.p[j];
       else if (pb.add.p && pb.add.cs == 1 && !pb.relu)
+#pragma GCC unroll 4
         for (int64_t j = 0; j < pb.n; ++j)
           crow[j] = av * pb.b.p[j] + pb.add.p[i * pb.add.rs + j];
       else
@@ -227,8 +257,7 @@ template <typename T> void run(const Problem<T> &pb) {
   bool rowsContiguous = pb.b.cs == 1 || pb.n == 1;
   if (pb.b.rs == 1 && pb.a.cs == 1 && (pb.b.cs != 1 || pb.n == 1)) {
     for (int64_t i = 0; i < pb.m; ++i)
-      for (int64_t j = 0; j < pb.n; ++j)
-        pb.store(i, j, dotLanes(pb.a.p + i * pb.a.rs, pb.b.p + j * pb.b.cs, pb.k));
+      dotPass(pb, i);
   } else if (rowsContiguous) {
     for (int64_t i = 0; i < pb.m; ++i)
       rowPass(pb, i);
