@@ -538,24 +538,31 @@ int32_t dlm_error_notes(const dlm_error_note **notes) {
   return (int32_t)lastErrorLocation.noteViews.size();
 }
 
-void dlm_print_last_error(void) {
+const char *dlm_last_error_report(void) {
   const ErrorLocation &loc = lastErrorLocation;
-  std::fflush(stdout);
+  thread_local std::string report;
+  report.clear();
   // "file:line:col: KIND: message", the source line and a caret under the column.
-  auto print = [](const ErrorPosition &at, const char *kind, const std::string &message) {
+  auto add = [](const ErrorPosition &at, const char *kind, const std::string &message) {
     if (!at.known || at.line == 0) {
-      std::fprintf(stderr, "%s: %s\n", kind, message.c_str());
+      report += std::string(kind) + ": " + message + "\n";
       return;
     }
-    std::fprintf(stderr, "%s:%d:%d: %s: %s\n", at.file.c_str(), at.line, at.col, kind,
-                 message.c_str());
+    report += at.file + ":" + std::to_string(at.line) + ":" + std::to_string(at.col) + ": " + kind +
+              ": " + message + "\n";
     if (at.sourceLine.empty())
       return;
-    std::fprintf(stderr, "%s\n%*s^\n", at.sourceLine.c_str(), at.col > 0 ? at.col - 1 : 0, "");
+    report += at.sourceLine + "\n" + std::string(at.col > 0 ? at.col - 1 : 0, ' ') + "^\n";
   };
-  print(loc, "error", lastError);
+  add(loc, "error", lastError);
   for (const auto &[at, message] : loc.notes)
-    print(at, "note", message);
+    add(at, "note", message);
+  return report.c_str();
+}
+
+void dlm_print_last_error(void) {
+  std::fflush(stdout);
+  std::fputs(dlm_last_error_report(), stderr);
 }
 
 void dlm_seed(uint64_t s) { seed(s); }

@@ -196,6 +196,8 @@ int32_t dlm_error_notes(const dlm_error_note **notes);
  * "file:line:col: error: message", the source line and a caret, then each note the same way
  * ("file:line:col: note: message"). AOT executables call it. */
 void dlm_print_last_error(void);
+/* What dlm_print_last_error prints, as text (valid until the next call on this thread). */
+const char *dlm_last_error_report(void);
 
 /* --- process-wide ---------------------------------------------------------------------- */
 /* Re-seeds the random number generator (same as the `seed` op). */

@@ -246,6 +246,43 @@ Buffer *Buffer::create(size_t bytes, Device d) {
   return new Buffer(p, bytes, a);
 }
 
+namespace {
+
+/// The owner of one wrapped block of memory (Buffer::wrap): freeing the block calls its release
+/// function and ends the owner.
+class ExternalMemory final : public Allocator {
+public:
+  ExternalMemory(void (*release)(void *), void *context) : releaseFn(release), context(context) {}
+  void *allocate(size_t) override { throw Error("internal error: external memory cannot grow"); }
+  void deallocate(void *, size_t) override {
+    if (releaseFn)
+      releaseFn(context);
+    delete this;
+  }
+  Device device() const override { return Device::CPU; }
+
+private:
+  void (*releaseFn)(void *);
+  void *context;
+};
+
+} // namespace
+
+Buffer *Buffer::wrap(void *data, size_t bytes, void (*release)(void *), void *context) {
+  noteAllocated(int64_t(bytes)); // counted while dlm holds it, as release() uncounts it
+  return new Buffer(data, bytes, new ExternalMemory(release, context));
+}
+
+Tensor Tensor::external(DType dtype, const Shape &shape, const Shape &strides, void *data,
+                        size_t bytes, void (*release)(void *), void *context) {
+  TensorImpl *impl = newImpl();
+  impl->dtype = dtype;
+  impl->shape = shape;
+  impl->strides = strides;
+  impl->buffer = Buffer::wrap(data, bytes, release, context);
+  return Tensor(impl);
+}
+
 void Buffer::release() {
   // The only reference (the common case: a temporary's buffer): nobody can take another, so
   // the acquire load that sees 1 replaces the atomic read-modify-write (~5 ns each here).

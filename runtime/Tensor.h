@@ -56,6 +56,10 @@ class Buffer {
 public:
   /// Allocates `bytes` on `d`; the memory is uninitialised.
   static Buffer *create(size_t bytes, Device d);
+  /// CPU memory the runtime does not own (a host program's array: docs/embedding.md):
+  /// `release(context)` runs when the last reference goes (null `release`: memory lent for a
+  /// while, whose lender keeps it alive as long as any tensor uses it).
+  static Buffer *wrap(void *data, size_t bytes, void (*release)(void *), void *context);
   void retain() { refs.fetch_add(1, std::memory_order_relaxed); }
   void release();
   /// References held (1: only one tensor uses this memory; generated code may then write it).
@@ -146,6 +150,10 @@ public:
   static Tensor scalarBool(bool v);
   /// A 0-d tensor of `dtype` holding `v` converted like a cast.
   static Tensor scalar(DType dtype, double v);
+  /// A view of CPU memory the runtime does not own (Buffer::wrap): `strides` in elements,
+  /// non-negative, the elements within `bytes` from `data`; the caller checked both.
+  static Tensor external(DType dtype, const Shape &shape, const Shape &strides, void *data,
+                         size_t bytes, void (*release)(void *), void *context);
   /// A tensor of `shape` from row-major values (tests and small constants).
   template <typename T>
   static Tensor fromVector(DType dtype, const std::vector<T> &v, const Shape &shape);

@@ -209,7 +209,8 @@ bool Differentiator::differentiateCalls(const ssa::Block &block,
 
 bool Differentiator::differentiateProgram(const ssa::Program &program) {
   std::set<const ssa::Function *> seen;
-  const ssa::Function *main = program.main();
+  // An entry compilation (the embedding API) lowers its entry def instead of main.
+  const ssa::Function *main = program.entry ? program.entry : program.main();
   return !main || differentiateCalls(main->entry(), seen); // no main: lowering says so
 }
 

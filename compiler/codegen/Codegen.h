@@ -19,7 +19,10 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include "runtime/CApi.h"
+
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace dlm::codegen {
@@ -38,6 +41,22 @@ struct CodegenOptions {
   /// Hidden, for tests (`--debug-crash=jit-worker`): the JIT's second compile thread crashes
   /// on purpose, to show that such a crash is an internal error (exit status 70).
   bool debugCrashJitWorker = false;
+  /// The graph is an entry graph (`arg`/`retval` nodes, docs/embedding.md); JitSession::
+  /// compileEntry sets it.
+  bool entry = false;
+};
+
+/// The compiled functions of an entry graph (JitSession::compileEntry). `init` runs once before
+/// the first call and `fini` once after the last; `main` may run on several threads at once.
+/// `main(args, results)` reads argument i from args[i] (borrowed; a scalar as a 0-d tensor) and
+/// stores a new reference for result i in results[i]; it returns 0, or 1 after a run-time error
+/// (the runtime's last error on this thread: reportLastError), having released everything it
+/// held but the results it already stored.
+struct EntryFunctions {
+  using Main = int (*)(dlm_tensor *const *args, dlm_tensor **results);
+  Main main = nullptr;
+  int (*init)() = nullptr;
+  void (*fini)() = nullptr;
 };
 
 /// Exit statuses of the engine (the tools' conventions).
@@ -68,10 +87,20 @@ public:
   /// (reported at its .dlm location), or 70 after an internal error (reported).
   int run(const graph::Graph &graph, DiagnosticEngine &diags, const CodegenOptions &options);
 
+  /// Compiles the entry graph `graph` into a new JITDylib of the session, which keeps it as long
+  /// as the session lives. nullopt after reporting an internal error. Not thread-safe: one
+  /// compile at a time per session; the functions may be called from any thread.
+  std::optional<EntryFunctions> compileEntry(const graph::Graph &graph, DiagnosticEngine &diags,
+                                             CodegenOptions options);
+
 private:
   struct Impl;
   std::unique_ptr<Impl> impl;
 };
+
+/// Reports the runtime's last error on this thread (a failed entry call or program run) through
+/// `diags`, at the location its failure site recorded, with its notes.
+void reportLastError(DiagnosticEngine &diags);
 
 /// Runs `graph` on a fresh JIT session (what `dlm run --engine=jit` does).
 int runJit(const graph::Graph &graph, DiagnosticEngine &diags, const CodegenOptions &options);

@@ -21,6 +21,10 @@ void Emitter::emitNode(const Node &n) {
     }
   if (s.roles[n.id] == NodeRole::CondMerge)
     return emitCondMerge(n);
+  if (n.op == "arg")
+    return emitArg(n);
+  if (n.op == "retval")
+    return emitRetval(n);
   if (n.op == "const" && emitConst(n))
     return;
   if (allScalar(n) && emitScalarOp(n))
@@ -35,6 +39,57 @@ void Emitter::emitNode(const Node &n) {
   if (emitKernelRun(n))
     return;
   emitKernelCall(n);
+}
+
+void Emitter::emitArg(const Node &n) {
+  if (!options.entry) {
+    unsupported(n, "an argument outside an entry graph");
+    return;
+  }
+  llvm::Value *t =
+      b.CreateLoad(ptrTy, b.CreateConstInBoundsGEP1_64(ptrTy, mainFn->getArg(0),
+                                                       intAttr(n, "index").value_or(0)));
+  if (repr({n.id, 0}) == Repr::Tensor) {
+    retain(b, t);
+    store({n.id, 0}, t);
+    return;
+  }
+  if (repr({n.id, 0}) != Repr::Scalar) {
+    unsupported(n, "an argument of type " + n.results[0].str());
+    return;
+  }
+  DType dt = n.results[0].dtype();
+  if (!scalarTmp)
+    scalarTmp = entryAlloca(i64());
+  checkStatus(b.CreateCall(rt("dlm_tensor_read_scalar", i32(), {ptrTy, i32(), ptrTy}),
+                           {t, b.getInt32((int)dt), scalarTmp}),
+              n);
+  llvm::Value *v = b.CreateLoad(dt == DType::Bool ? b.getInt8Ty() : scalarType(dt), scalarTmp);
+  if (dt == DType::Bool)
+    v = b.CreateICmpNE(v, b.getInt8(0));
+  store({n.id, 0}, v);
+}
+
+void Emitter::emitRetval(const Node &n) {
+  if (!options.entry) {
+    unsupported(n, "a result outside an entry graph");
+    return;
+  }
+  llvm::Value *out =
+      b.CreateConstInBoundsGEP1_64(ptrTy, mainFn->getArg(1), intAttr(n, "index").value_or(0));
+  llvm::Value *v = load(n.inputs[0]);
+  if (repr(n.inputs[0]) == Repr::Tensor) {
+    retain(b, v);
+    b.CreateStore(v, out);
+    return;
+  }
+  if (repr(n.inputs[0]) != Repr::Scalar) {
+    unsupported(n, "a result of type " + g.typeOf(n.inputs[0]).str());
+    return;
+  }
+  llvm::Value *boxed = box(v, g.typeOf(n.inputs[0]).dtype());
+  checkFailure(b.CreateIsNull(boxed), n);
+  b.CreateStore(boxed, out);
 }
 
 bool Emitter::emitKernelRun(const Node &n) {

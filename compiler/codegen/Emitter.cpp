@@ -27,26 +27,30 @@ llvm::Expected<std::unique_ptr<llvm::Module>> Emitter::run() {
   slots.resize(g.numNodes());
   countUses();
   beginInit();
-  mainFn = llvm::Function::Create(llvm::FunctionType::get(b.getInt32Ty(), false),
-                                  llvm::Function::ExternalLinkage, "dlm_main", m.get());
-  finiFn = llvm::Function::Create(llvm::FunctionType::get(voidTy(), false),
-                                  llvm::Function::InternalLinkage, "dlm_fini", m.get());
+  auto *mainTy = options.entry ? llvm::FunctionType::get(i32(), {ptrTy, ptrTy}, false)
+                               : llvm::FunctionType::get(i32(), false);
+  mainFn = llvm::Function::Create(mainTy, llvm::Function::ExternalLinkage, "dlm_main", m.get());
+  finiFn = llvm::Function::Create(llvm::FunctionType::get(voidTy(), false), hostLinkage(),
+                                  "dlm_fini", m.get());
   finiFn->addFnAttr(llvm::Attribute::NoInline);
   allocaBlock = llvm::BasicBlock::Create(ctx, "entry", mainFn);
   beginTensorSlots();
   auto *start = llvm::BasicBlock::Create(ctx, "start", mainFn);
   b.SetInsertPoint(start);
-  llvm::Value *initStatus = b.CreateCall(initFn);
-  auto *fail = llvm::BasicBlock::Create(ctx, "init.failed", mainFn);
-  auto *go = llvm::BasicBlock::Create(ctx, "program", mainFn);
-  b.CreateCondBr(b.CreateICmpNE(initStatus, b.getInt32(0)), fail, go);
-  b.SetInsertPoint(fail);
-  b.CreateCall(finiFn);
-  b.CreateRet(b.getInt32(1));
-  b.SetInsertPoint(go);
+  if (!options.entry) { // an entry's host runs @dlm_init and @dlm_fini once, not per call
+    llvm::Value *initStatus = b.CreateCall(initFn);
+    auto *fail = llvm::BasicBlock::Create(ctx, "init.failed", mainFn);
+    auto *go = llvm::BasicBlock::Create(ctx, "program", mainFn);
+    b.CreateCondBr(b.CreateICmpNE(initStatus, b.getInt32(0)), fail, go);
+    b.SetInsertPoint(fail);
+    b.CreateCall(finiFn);
+    b.CreateRet(b.getInt32(1));
+    b.SetInsertPoint(go);
+  }
   emitItems(s.regions[graph::kRootFrame], [](const Item &) { return true; });
   releaseOwned(s.regions[graph::kRootFrame]);
-  b.CreateCall(finiFn);
+  if (!options.entry)
+    b.CreateCall(finiFn);
   b.CreateRet(b.getInt32(0));
   llvm::IRBuilder<> ab(allocaBlock);
   ab.CreateBr(start);
@@ -109,8 +113,8 @@ llvm::GlobalVariable *Emitter::global(llvm::Type *ty, llvm::Constant *init,
 
 // --- @dlm_init ------------------------------------------------------------------------
 void Emitter::beginInit() {
-  initFn = llvm::Function::Create(llvm::FunctionType::get(i32(), false),
-                                  llvm::Function::InternalLinkage, "dlm_init", m.get());
+  initFn = llvm::Function::Create(llvm::FunctionType::get(i32(), false), hostLinkage(), "dlm_init",
+                                  m.get());
   initFn->addFnAttr(llvm::Attribute::NoInline); // runs once: not worth optimising into main
   initFn->addFnAttr(llvm::Attribute::Cold);
   auto *entry = llvm::BasicBlock::Create(ctx, "entry", initFn);
@@ -376,7 +380,8 @@ void Emitter::finishFailBlock() {
   // Every slot holds one reference or null, so dropping them all releases exactly what the
   // program owned when it stopped (the root's values and the live iteration's of every loop).
   fb.CreateCall(releaseTensorsFunction(), {tensors, fb.getInt64(tensorCount)});
-  fb.CreateCall(finiFn);
+  if (!options.entry)
+    fb.CreateCall(finiFn);
   fb.CreateRet(fb.getInt32(1));
 }
 

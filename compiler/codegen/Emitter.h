@@ -4,6 +4,12 @@
 //   i32 @dlm_init()   kernel ids, attribute objects and constant tensors (run once)
 //   i32 @dlm_main()   the program: calls @dlm_init, then the code; 0 ok, 1 run-time error
 //   i32 @main()       (AOT only) runs @dlm_main and prints the error it reports
+// or, for an entry graph (EmitOptions::entry, docs/embedding.md), a function a host calls many
+// times, from several threads at once:
+//   i32 @dlm_init()   run once before the first call
+//   i32 @dlm_main(ptr args, ptr results)   reads `arg` i from args[i] (borrowed dlm_tensor*),
+//                     writes a new reference for `retval` i to results[i]; 0 ok, 1 error
+//   void @dlm_fini()  run once after the last call
 // Calling convention with the runtime and error exits: docs/codegen.md.
 //
 //===----------------------------------------------------------------------===//
@@ -24,6 +30,9 @@ namespace dlm::codegen {
 
 struct EmitOptions {
   bool withMain = false; ///< also define the C `main` of an AOT executable
+  /// An entry graph (`arg`/`retval` nodes): @dlm_main takes the argument and result arrays and
+  /// neither runs @dlm_init nor @dlm_fini, which are external for the host to run once.
+  bool entry = false;
   bool verify = true; ///< run LLVM's module verifier on the result (an invalid module is an error)
   /// The text of a source line (for the caret of run-time errors), "" when unknown.
   std::function<std::string(const graph::Location &)> sourceLine;

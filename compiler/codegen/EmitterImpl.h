@@ -212,6 +212,13 @@ private:
   /// takes the kernel.
   bool emitDirect(const Node &n);
 
+  /// `arg{index}` of an entry graph: the caller's args[index], borrowed, so a tensor slot takes
+  /// a reference of its own (the caller still holds one: the tensor is never updated in place);
+  /// a scalar is read from its 0-d tensor.
+  void emitArg(const Node &n);
+  /// `retval{index}(x)`: a new reference to x in the caller's results[index] (a scalar boxed).
+  void emitRetval(const Node &n);
+
   /// Whether n has `numIn` tensor operands and one tensor result: the form of the direct calls.
   bool tensorsToTensor(const Node &n, size_t numIn);
 
@@ -351,6 +358,10 @@ private:
 
   // --- AOT entry ------------------------------------------------------------------------
   void emitMain();
+  /// @dlm_init's and @dlm_fini's: external for an entry graph's host, which runs each once.
+  llvm::GlobalValue::LinkageTypes hostLinkage() const {
+    return options.entry ? llvm::Function::ExternalLinkage : llvm::Function::InternalLinkage;
+  }
 
   const Graph &g;
   const Structure &s;

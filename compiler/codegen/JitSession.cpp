@@ -132,6 +132,12 @@ ObjectKey objectKey(const llvm::Module &module, const llvm::TargetMachine &tm, u
 /// @dlm_main of a compiled program.
 using EntryPoint = int (*)();
 
+/// What linking a program gives: its @dlm_main, and for an entry graph its @dlm_init and
+/// @dlm_fini (Codegen.h EntryFunctions).
+struct Linked {
+  void *main = nullptr, *init = nullptr, *fini = nullptr;
+};
+
 /// Reports a warning (to the diagnostic engine, at the session's boundary).
 using WarningSink = llvm::function_ref<void(const std::string &)>;
 
@@ -180,9 +186,10 @@ struct JitSession::Impl {
 
   /// Links `objects` into a new JITDylib of the session, linked against the main one (the
   /// runtime's C ABI): each program's symbols never meet another program's. Returns its
-  /// @dlm_main; on failure no JITDylib is left behind, and what the linker reported is part of
-  /// the error.
-  llvm::Expected<EntryPoint> link(std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects) {
+  /// @dlm_main (and an entry graph's @dlm_init and @dlm_fini); on failure no JITDylib is left
+  /// behind, and what the linker reported is part of the error.
+  llvm::Expected<Linked> link(std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects,
+                              bool entryGraph) {
     auto dylib = jit->createJITDylib("program." + std::to_string(modules++));
     if (!dylib)
       return dylib.takeError();
@@ -195,12 +202,21 @@ struct JitSession::Impl {
     for (auto &object : objects)
       if ((error = jit->addObjectFile(*dylib, std::move(object))))
         break;
-    if (!error) {
-      auto address = jit->lookup(*dylib, "dlm_main");
-      if (address)
-        return address->toPtr<EntryPoint>();
-      error = address.takeError();
+    Linked linked;
+    std::pair<const char *, void **> symbols[] = {
+        {"dlm_main", &linked.main}, {"dlm_init", &linked.init}, {"dlm_fini", &linked.fini}};
+    for (auto &[name, at] : symbols) {
+      if (error || (!entryGraph && at != &linked.main))
+        break;
+      auto address = jit->lookup(*dylib, name);
+      if (!address) {
+        error = address.takeError();
+        break;
+      }
+      *at = address->toPtr<void *>();
     }
+    if (!error)
+      return linked;
     std::string why = llvm::toString(std::move(error));
     {
       std::lock_guard<std::mutex> lock(linkErrorsLock);
@@ -211,27 +227,28 @@ struct JitSession::Impl {
     return internalError(why);
   }
 
-  /// The @dlm_main of the cached objects of `key`, linked; null on a miss. An entry that does
-  /// not link (only a foreign writer could make one) is removed, and a miss.
-  EntryPoint linkCached(ObjectCache &disk, const ObjectKey &key, bool verbose, StageTimer &timer) {
+  /// The cached objects of `key`, linked; a null main on a miss. An entry that does not link
+  /// (only a foreign writer could make one) is removed, and a miss.
+  Linked linkCached(ObjectCache &disk, const ObjectKey &key, bool entryGraph, bool verbose,
+                    StageTimer &timer) {
     std::string why;
     std::unique_ptr<llvm::MemoryBuffer> entry = disk.load(key, why);
     if (!entry) {
       if (verbose)
         llvm::errs() << "cache: miss " << disk.entryPath(key) << " (" << why << ")\n";
-      return nullptr;
+      return {};
     }
     auto objects = unpackObjects(entry->getBuffer());
     if (!objects) {
       why = llvm::toString(objects.takeError());
       if (verbose)
         llvm::errs() << "cache: miss " << disk.entryPath(key) << " (" << why << ")\n";
-      return nullptr;
+      return {};
     }
     size_t bytes = entry->getBufferSize(), count = objects->size();
     entry.reset();
     timer.lap("cache-load");
-    auto main = link(std::move(*objects));
+    auto main = link(std::move(*objects), entryGraph);
     if (main) {
       timer.lap("link");
       if (verbose)
@@ -244,7 +261,7 @@ struct JitSession::Impl {
     if (verbose)
       llvm::errs() << "cache: miss " << disk.entryPath(key) << " (the entry does not link: " << why
                    << ")\n";
-    return nullptr;
+    return {};
   }
 
   /// Stores `pack` (the objects just compiled for `key`, packObjects) in the on-disk cache.
@@ -314,17 +331,17 @@ struct JitSession::Impl {
   }
 
   /// Compiles `graph` into a new JITDylib of the session (or finds its objects in the on-disk
-  /// cache) and returns its @dlm_main.
-  llvm::Expected<EntryPoint> compile(const graph::Graph &graph, const CodegenOptions &options,
-                                     std::function<std::string(const graph::Location &)> sourceLine,
-                                     WarningSink warn, StageTimer &timer) {
+  /// cache) and returns its functions.
+  llvm::Expected<Linked> compile(const graph::Graph &graph, const CodegenOptions &options,
+                                 std::function<std::string(const graph::Location &)> sourceLine,
+                                 WarningSink warn, StageTimer &timer) {
     if (llvm::Error e = start())
       return withContext(std::move(e), "cannot start the JIT");
     auto ctx = std::make_unique<llvm::LLVMContext>();
     auto tm = machines->get(options.optLevel);
     if (!tm)
       return tm.takeError();
-    auto module = buildModule(graph, *ctx, *tm, false, std::move(sourceLine));
+    auto module = buildModule(graph, *ctx, *tm, false, std::move(sourceLine), options.entry);
     if (!module)
       return module.takeError();
     timer.lap("codegen");
@@ -334,8 +351,9 @@ struct JitSession::Impl {
     if (disk) {
       key = objectKey(**module, *tm, options.optLevel, large, large ? 0 : options.optLevel);
       timer.lap("cache-key");
-      if (EntryPoint entry = linkCached(*disk, *key, options.timePasses, timer))
-        return entry;
+      if (Linked linked = linkCached(*disk, *key, options.entry, options.timePasses, timer);
+          linked.main)
+        return linked;
       // An entry another user could have written turned the cache off (ObjectCache.h).
       if (std::string warning = disk->takeWarning(); !warning.empty())
         warn(warning);
@@ -370,7 +388,7 @@ struct JitSession::Impl {
     size_t count = objects.size();
     if (key)
       pack = packObjects(objects);
-    auto main = link(std::move(objects));
+    auto main = link(std::move(objects), options.entry);
     if (!main)
       return main.takeError();
     timer.lap("link");
@@ -397,7 +415,7 @@ int JitSession::run(const graph::Graph &graph, DiagnosticEngine &diags,
     auto compiled = impl->compile(graph, options, sourceLines(diags), warn, timer);
     if (!compiled)
       return reportFailure(compiled.takeError(), diags);
-    entry = impl->cache[key] = *compiled;
+    entry = impl->cache[key] = reinterpret_cast<EntryPoint>(compiled->main);
   }
   dlm_clear_error();
   int status = entry();
@@ -405,6 +423,28 @@ int JitSession::run(const graph::Graph &graph, DiagnosticEngine &diags,
   timer.lap("run");
   if (status == 0)
     return kExitOk;
+  reportLastError(diags);
+  return kExitRuntimeError;
+}
+
+std::optional<EntryFunctions> JitSession::compileEntry(const graph::Graph &graph,
+                                                       DiagnosticEngine &diags,
+                                                       CodegenOptions options) {
+  StageTimer timer(options.timePasses);
+  initializeLLVM();
+  options.entry = true;
+  auto warn = [&](const std::string &warning) { diags.warning(warning); };
+  auto compiled = impl->compile(graph, options, sourceLines(diags), warn, timer);
+  if (!compiled) {
+    reportFailure(compiled.takeError(), diags);
+    return std::nullopt;
+  }
+  return EntryFunctions{reinterpret_cast<EntryFunctions::Main>(compiled->main),
+                        reinterpret_cast<int (*)()>(compiled->init),
+                        reinterpret_cast<void (*)()>(compiled->fini)};
+}
+
+void reportLastError(DiagnosticEngine &diags) {
   // Where the failure site said to report it (the user's line) and its notes (the inlined
   // calls the failing op is in: compiler/ir/ErrorReport.h).
   const char *file = nullptr;
@@ -418,7 +458,6 @@ int JitSession::run(const graph::Graph &graph, DiagnosticEngine &diags,
          notes[i].message});
   graph::reportError(diags, graph::Location{file ? file : "", (uint32_t)line, (uint32_t)col},
                      dlm_last_error(), noteList);
-  return kExitRuntimeError;
 }
 
 int runJit(const graph::Graph &graph, DiagnosticEngine &diags, const CodegenOptions &options) {

@@ -35,7 +35,8 @@ bool verifyEveryModule() {
 
 llvm::Expected<std::unique_ptr<llvm::Module>>
 buildModule(const graph::Graph &graph, llvm::LLVMContext &ctx, llvm::TargetMachine &tm,
-            bool withMain, std::function<std::string(const graph::Location &)> sourceLine) {
+            bool withMain, std::function<std::string(const graph::Location &)> sourceLine,
+            bool entry) {
   StructureError structError;
   std::optional<Structure> structure = structureGraph(graph, structError);
   if (!structure) {
@@ -46,6 +47,7 @@ buildModule(const graph::Graph &graph, llvm::LLVMContext &ctx, llvm::TargetMachi
   }
   EmitOptions emit;
   emit.withMain = withMain;
+  emit.entry = entry;
   emit.verify = withMain || verifyEveryModule();
   emit.sourceLine = std::move(sourceLine);
   auto module = emitModule(graph, *structure, ctx, emit);

@@ -31,11 +31,13 @@ namespace dlm::codegen {
 bool verifyEveryModule();
 
 /// Structures `graph` and emits it into a module of `ctx` for `tm` (with the C `main` of an AOT
-/// executable when `withMain`); `sourceLine` gives the source lines of run-time errors' carets.
+/// executable when `withMain`, or an entry graph's functions when `entry`: Emitter.h);
+/// `sourceLine` gives the source lines of run-time errors' carets.
 /// A graph codegen cannot structure is an internal error at the offending node.
 llvm::Expected<std::unique_ptr<llvm::Module>>
 buildModule(const graph::Graph &graph, llvm::LLVMContext &ctx, llvm::TargetMachine &tm,
-            bool withMain, std::function<std::string(const graph::Location &)> sourceLine);
+            bool withMain, std::function<std::string(const graph::Location &)> sourceLine,
+            bool entry = false);
 
 /// The new pass manager's analysis managers, registered for `tm` and cross-linked.
 struct Analyses {

@@ -270,6 +270,7 @@ bool Compilation::runSema() {
   semaOptions.parseFile = [this](llvm::StringRef path, llvm::SMRange importLoc) {
     return parseFile(diag, path, importLoc);
   };
+  semaOptions.entry = options.entry;
   program = analyze(*module, diag, semaOptions);
   return program != nullptr;
 }
@@ -284,6 +285,9 @@ bool Compilation::runAutodiff() {
 bool Compilation::runLower() {
   lower::LowerOptions lowerOptions;
   lowerOptions.differentiator = differentiator.get();
+  lowerOptions.entry = options.entry.has_value();
+  if (lowerOptions.entry && !program->entry)
+    return diag.error("internal error: sema made no entry for '" + options.entry->def + "'");
   graphIR = lower::lowerToGraph(*program, diag, lowerOptions);
   return graphIR.has_value();
 }
@@ -323,11 +327,26 @@ bool Compilation::runOpt() {
   return opt::runPasses(*graphIR, passes, ctx, runOptions);
 }
 
+namespace {
+
+/// Drops the top-level statements that are neither defs nor imports (an entry's compilation).
+void keepDefinitions(Module &module) {
+  Body &body = module.getBody();
+  body.erase(std::remove_if(body.begin(), body.end(),
+                            [](const Stmt *s) {
+                              return !llvm::isa<FunctionDefStmt>(s) && !llvm::isa<ImportStmt>(s);
+                            }),
+             body.end());
+}
+
+} // namespace
+
 bool Compilation::runParse() {
-  if (!options.parts.empty())
-    return parseParts();
-  module = parseBuffer(diag, mainBuffer);
-  return module != nullptr;
+  bool ok =
+      options.parts.empty() ? (module = parseBuffer(diag, mainBuffer)) != nullptr : parseParts();
+  if (ok && options.entry)
+    keepDefinitions(*module);
+  return ok;
 }
 
 namespace {

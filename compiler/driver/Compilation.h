@@ -15,6 +15,7 @@
 #include "compiler/frontend/AST.h"
 #include "compiler/ir/Graph.h"
 #include "compiler/sema/SSA.h"
+#include "compiler/sema/Sema.h"
 #include "compiler/support/Diagnostics.h"
 #include "runtime/Devices.h"
 
@@ -76,6 +77,11 @@ struct CompilerOptions {
   /// ends the process with _exit instead of tearing down what the run built (docs/architecture.md
   /// "Process exit").
   bool exitWhenDone = false;
+  /// The embedding API (compiler/driver/Entry.h): lower this def, specialised at these
+  /// parameter types, as an entry graph (`arg` and `retval` nodes) instead of main. The main
+  /// file's top-level statements other than defs and imports are dropped after parsing: a host
+  /// calls its defs and never runs its script.
+  std::optional<SemaOptions::Entry> entry;
 };
 
 class Compilation;

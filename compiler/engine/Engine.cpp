@@ -37,18 +37,28 @@ rt::Status convertGraph(const graph::Graph &graph, rt::ExecGraph &out) {
     for (const graph::ValueRef &v : n.inputs)
       inputs.push_back({(rt::ExecNodeId)v.node, (int32_t)v.port});
     rt::ExecKind kind = rt::execKindOf(n.op);
+    // An entry graph's result is fetched from an Identity of its value (EntryGraph).
+    bool isRetval = n.op == "retval";
+    if (isRetval)
+      kind = rt::ExecKind::Identity;
     rt::Attrs attrs;
     if (kind == rt::ExecKind::Kernel)
       attrs = graph::runtimeAttrs(n);
-    rt::ExecNodeId id =
-        out.addNode(kind == rt::ExecKind::Kernel ? kernelName(n) : n.op, std::move(inputs),
-                    (int32_t)n.numResults(), (rt::ExecFrameId)n.frame, std::move(attrs));
+    rt::ExecNodeId id = out.addNode(kind == rt::ExecKind::Kernel ? kernelName(n)
+                                    : isRetval                   ? "Identity"
+                                                                 : n.op,
+                                    std::move(inputs), isRetval ? 1 : (int32_t)n.numResults(),
+                                    (rt::ExecFrameId)n.frame, std::move(attrs));
     rt::ExecNode &e = out.node(id);
     for (graph::NodeId c : n.controlInputs)
       e.controlInputs.push_back((rt::ExecNodeId)c);
     if (kind == rt::ExecKind::Enter) {
       const bool *isConstant = n.attrAs<bool>("is_constant");
       e.isConstant = isConstant && *isConstant;
+    }
+    if (kind == rt::ExecKind::Arg) {
+      const int64_t *index = n.attrAs<int64_t>("index");
+      e.argIndex = index ? (int32_t)*index : 0;
     }
     e.expensive = isExpensive(n);
     e.device = rt::runtimeDevice(n.device);
@@ -77,7 +87,11 @@ int runGraph(const graph::Graph &graph, DiagnosticEngine &diags, const EngineOpt
   }
   rt::RunOptions run;
   run.numThreads = options.numThreads;
-  rt::RunResult result = rt::runGraph(exec, run);
+  return reportRunError(graph, rt::runGraph(exec, run), diags);
+}
+
+int reportRunError(const graph::Graph &graph, const rt::RunResult &result,
+                   DiagnosticEngine &diags) {
   if (result.ok())
     return 0;
   if (result.internal) { // the executor's own failure (a malformed graph), not the program's
@@ -91,6 +105,31 @@ int runGraph(const graph::Graph &graph, DiagnosticEngine &diags, const EngineOpt
   rt::ExecLocation at{std::string(report.at.file), report.at.line, report.at.col};
   reportAt(diags, at, report.prefix + result.status.message(), report.notes);
   return 1;
+}
+
+rt::Status EntryGraph::build(const graph::Graph &graph) {
+  if (rt::Status s = convertGraph(graph, exec); !s)
+    return s;
+  for (const graph::Node &n : graph.nodes()) {
+    if (n.op == "arg")
+      ++numArgs;
+    if (n.op != "retval")
+      continue;
+    const int64_t *index = n.attrAs<int64_t>("index");
+    size_t at = index ? (size_t)*index : 0;
+    if (fetches.size() <= at)
+      fetches.resize(at + 1);
+    fetches[at] = {(rt::ExecNodeId)n.id, 0};
+  }
+  return rt::Status();
+}
+
+rt::RunResult EntryGraph::run(std::vector<rt::Value> args, const EngineOptions &options) const {
+  rt::RunOptions run;
+  run.numThreads = options.numThreads;
+  run.fetches = fetches;
+  run.feeds = std::move(args);
+  return rt::runGraph(exec, run);
 }
 
 } // namespace dlm::engine

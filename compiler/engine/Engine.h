@@ -37,6 +37,28 @@ rt::Status convertGraph(const graph::Graph &graph, rt::ExecGraph &out);
 /// executed (an internal error, reported too).
 int runGraph(const graph::Graph &graph, DiagnosticEngine &diags, const EngineOptions &options = {});
 
+/// Reports a failed run of `graph` to `diags` as runGraph does and returns its exit status (0
+/// when the run succeeded).
+int reportRunError(const graph::Graph &graph, const rt::RunResult &result, DiagnosticEngine &diags);
+
+/// An entry graph on the executor (docs/embedding.md): its `arg` nodes output the run's
+/// arguments, and each `retval` becomes an Identity whose value the run fetches. Immutable once
+/// built: any number of threads may run it at once.
+class EntryGraph {
+public:
+  /// Converts `graph`; fails (an internal error) as convertGraph does.
+  rt::Status build(const graph::Graph &graph);
+  /// Runs on `args` (argument i for `arg{index = i}`); RunResult::fetched holds result i at i
+  /// (a value every successful run produces).
+  rt::RunResult run(std::vector<rt::Value> args, const EngineOptions &options = {}) const;
+  size_t numArgs = 0;
+  size_t numResults() const { return fetches.size(); }
+
+private:
+  rt::ExecGraph exec;
+  std::vector<rt::ExecPort> fetches;
+};
+
 } // namespace dlm::engine
 
 #endif // DLM_COMPILER_ENGINE_ENGINE_H

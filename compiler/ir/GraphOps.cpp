@@ -39,6 +39,21 @@ Type inferLoopCond(InferContext &ctx) {
   return ctx.operand(0);
 }
 
+/// arg{index, dtype, shape}: the entry's argument `index`, of the type its attributes give (a
+/// 0-d shape for a scalar).
+Type inferArg(InferContext &ctx) {
+  const Shape *shape = ctx.shapeAttr("shape");
+  return Type::tensor(ctx.dtypeAttr("dtype"), shape ? *shape : Shape{});
+}
+
+/// retval{index}(x): hands x to the caller as result `index`; no value in the graph.
+Type inferRetval(InferContext &ctx) {
+  const Type &x = ctx.operand(0);
+  if (!x.isTensor() && !x.isNumericScalar())
+    return ctx.fail("retval: expected a tensor or a number, found " + x.str(), 0);
+  return Type::none();
+}
+
 /// zeros_like(x): zeros of x's type (autodiff's materialised symbolic zero).
 Type inferZerosLike(InferContext &ctx) { return ctx.operand(0); }
 
@@ -154,6 +169,19 @@ void registerGraphOps(OpRegistry &registry) {
   // arguments passed through `after` the adjoint of its result, so it runs in the backward pass
   // rather than as soon as the arguments exist; no pass looks through it.
   registry.add(entry("after", {"x", "token"}, inferPassThrough));
+
+  // The arguments and results of an entry graph: a def compiled for a host program to call
+  // (docs/embedding.md). `arg` reads the caller's argument `index`; `retval` hands a value back
+  // as result `index` (a side effect: it is never dead code).
+  OpInfo arg = entry("arg", {}, inferArg);
+  arg.attrs = {{"index", AttrKind::Int}, {"dtype", AttrKind::DType}, {"shape", AttrKind::Shape}};
+  arg.differentiable = false;
+  registry.add(std::move(arg));
+  OpInfo retval = entry("retval", {"x"}, inferRetval);
+  retval.attrs = {{"index", AttrKind::Int}};
+  retval.differentiable = false;
+  retval.sideEffects = true;
+  registry.add(std::move(retval));
 }
 
 } // namespace dlm

@@ -131,7 +131,7 @@ public:
         differentiator(options.differentiator ? *options.differentiator : ownDifferentiator) {}
 
   std::optional<Graph> run(const ssa::Program &program) {
-    const ssa::Function *main = program.main();
+    const ssa::Function *main = options.entry ? program.entry : program.main();
     if (!main) {
       diags.error("no program to lower");
       return std::nullopt;
@@ -139,13 +139,57 @@ public:
     Scope scope;
     Context ctx;
     inlineStack.push_back(main);
+    if (options.entry && !bindArgs(*main, scope, ctx))
+      return std::nullopt;
     lowerBlock(main->entry(), scope, ctx);
+    if (!failed && options.entry)
+      emitRetvals(*main, scope, ctx);
     if (failed)
       return std::nullopt;
     return std::move(g);
   }
 
 private:
+  // --- Entry graphs ----------------------------------------------------------------------
+  /// Binds the entry's parameters to `arg` nodes, one per leaf, numbered in order.
+  bool bindArgs(const ssa::Function &entry, Scope &scope, Context &ctx) {
+    int64_t index = 0;
+    for (const auto &param : entry.entry().args) {
+      Values leaves;
+      for (const Type &t : graphTypes(param->type)) {
+        if (!t.isTensor()) {
+          diags.error(param->loc, "a " + t.str() + " cannot be passed in from the host");
+          return false;
+        }
+        Attrs attrs;
+        attrs.emplace("index", index++);
+        attrs.emplace("dtype", t.dtype());
+        attrs.emplace("shape", t.shape());
+        leaves.push_back(Graph::value(emit(ctx, "arg", {}, {t}, param->loc, std::move(attrs))));
+      }
+      scope.values[param.get()] = std::move(leaves);
+    }
+    return true;
+  }
+
+  /// Hands every leaf of the entry's result to the caller through `retval` nodes.
+  void emitRetvals(const ssa::Function &entry, Scope &scope, Context &ctx) {
+    const ssa::Operation *ret = entry.entry().terminator();
+    if (!ret || ret->operands.empty())
+      return;
+    int64_t index = 0;
+    for (ValueRef v : lookup(ret->operands[0], scope)) {
+      if (!g.typeOf(v).isTensor()) {
+        failed = true;
+        diags.error(ret->loc, "a " + g.typeOf(v).str() + " cannot be returned to the host");
+        return;
+      }
+      Attrs attrs;
+      attrs.emplace("index", index++);
+      emit(ctx, "retval", {v}, {}, ret->loc, std::move(attrs));
+    }
+  }
+
   // --- Nodes -----------------------------------------------------------------------------
   /// A position in the op being lowered (its inlined-call chain is `opSite`).
   Location location(llvm::SMRange range) { return location(range, opSite); }
@@ -612,7 +656,10 @@ private:
     bind(raw(callee->entry().args), lookupAll(op.operands, scope), calleeScope);
     inlineStack.push_back(callee);
     CallSiteId caller = callSite;
-    callSite = g.internCallSite(op.calleeName(), location(op.loc));
+    // An entry's own call (the host's, written by the embedding API) is no call site: the def
+    // the host calls is where its run-time errors point, as if it were the program.
+    if (!(options.entry && inlineStack.size() == 2))
+      callSite = g.internCallSite(op.calleeName(), location(op.loc));
     lowerBlock(callee->entry(), calleeScope, ctx);
     callSite = caller;
     inlineStack.pop_back();

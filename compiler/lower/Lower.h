@@ -39,9 +39,14 @@ struct LowerOptions {
   /// Where the derivatives of `grad` ops come from: the driver's autodiff stage, which has made
   /// them already (Differentiator::differentiateProgram); null: lowering makes its own.
   autodiff::Differentiator *differentiator = nullptr;
+  /// Lower Program::entry instead of main: an entry graph for a host program to call
+  /// (docs/embedding.md). Each leaf of its parameters (tuples flattened, scalars as 0-d
+  /// tensors) is an `arg{index}` node and each leaf of its result a `retval{index}` node.
+  bool entry = false;
 };
 
-/// Lowers `program` (its `main`, with every call inlined) into one graph named "main". Reports
+/// Lowers `program` (its `main`, or its entry with LowerOptions::entry, with every call inlined)
+/// into one graph named "main". Reports
 /// what cannot be lowered (recursion, `grad` until autodiff handles it) to `diags` and returns
 /// nullopt; an invalid result is reported as an internal error.
 std::optional<graph::Graph> lowerToGraph(const ssa::Program &program, DiagnosticEngine &diags,

@@ -202,6 +202,8 @@ public:
   std::vector<TopLevelName> topLevel;
   /// The source of fresh symbolic dims; lowering continues the numbering.
   DimContext dims;
+  /// The def specialised for a host program to call (SemaOptions::entry), else null.
+  Function *entry = nullptr;
 
   Function *main() const { return functions.empty() ? nullptr : functions.front().get(); }
   Function *lookup(llvm::StringRef name) const;

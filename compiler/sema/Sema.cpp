@@ -602,9 +602,9 @@ bool Sema::checkAnnotation(const TypeExpr *ann, const Type &actual,
   return true;
 }
 
-/// The type an annotation fully determines (a Tensor without dtype is f32), or nullopt when
-/// it leaves something open (a bare `Tensor`).
-static std::optional<Type> annotatedType(const TypeExpr *ann) {
+} // namespace sema
+
+std::optional<Type> annotatedType(const TypeExpr *ann) {
   if (auto *s = llvm::dyn_cast<ScalarTypeExpr>(ann)) {
     switch (s->getScalarKind()) {
     case ScalarTypeKind::Int:
@@ -633,6 +633,22 @@ static std::optional<Type> annotatedType(const TypeExpr *ann) {
     elems.push_back(*t);
   }
   return Type::tuple(elems);
+}
+
+namespace sema {
+
+void Sema::specialiseEntry(const SemaOptions::Entry &entry) {
+  ModuleInfo *mainInfo = modules.front().get();
+  auto fn = mainInfo->callables.find(entry.def);
+  if (fn == mainInfo->callables.end()) {
+    error({}, "no def named '" + entry.def + "' in the main file");
+    return;
+  }
+  std::vector<Operand> args(entry.params.size());
+  for (size_t i = 0; i < args.size(); ++i)
+    args[i].type = entry.params[i];
+  program->entry = specialise(fn->second, args, std::vector<bool>(args.size(), true),
+                              fn->second->def->getNameRange());
 }
 
 void Sema::checkUncalled() {
@@ -777,6 +793,8 @@ std::unique_ptr<ssa::Program> Sema::run(Module &mainModule) {
   analyseBody(mainModule.getBody());
   recordTopLevel();
   emit(OpKind::Return, mainModule.getRange());
+  if (options.entry)
+    specialiseEntry(*options.entry);
   checkUncalled();
   popDiagBuffer(true);
   removeUnusedConstants(*program);

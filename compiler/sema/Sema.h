@@ -17,6 +17,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,20 @@ struct SemaOptions {
   /// Parses an imported file (the frontend's parseFile): reports its own errors, null on
   /// failure. Without it, every import is an error.
   std::function<std::unique_ptr<Module>(llvm::StringRef path, llvm::SMRange importLoc)> parseFile;
+
+  /// A def of the main file that a host program calls (the embedding API, docs/embedding.md):
+  /// it is specialised at exactly these parameter types, none of them static, as a call with
+  /// arguments of those types would be, and becomes Program::entry.
+  struct Entry {
+    std::string def;
+    std::vector<Type> params;
+  };
+  std::optional<Entry> entry;
 };
+
+/// The type an annotation fixes (a Tensor annotation without a dtype is f32), or nullopt when
+/// it leaves something open (a bare `Tensor`, `Tensor[f64]`).
+std::optional<Type> annotatedType(const TypeExpr *annotation);
 
 /// The stdlib directory: $DLM_STDLIB if set, else `../../stdlib` next to the executable
 /// `argv0` (the build tree's bin/ directory), else the source tree's stdlib/.

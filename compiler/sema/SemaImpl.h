@@ -166,6 +166,8 @@ public:
   void analyseLoop(const struct LoopSpec &spec);
   /// Type-checks defs that were never called, at the types of their annotations.
   void checkUncalled();
+  /// Specialises the embedding API's entry def at its parameter types (Program::entry).
+  void specialiseEntry(const SemaOptions::Entry &entry);
   void analyseTupleFor(const ForStmt &s, const Operand &tuple, size_t from);
   void analyseReturn(const ReturnStmt &s);
   /// Emits an `if` on `cond`; `thenFn`/`elseFn` analyse the branches into the environment;

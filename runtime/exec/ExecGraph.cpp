@@ -30,13 +30,16 @@ const char *execKindName(ExecKind kind) {
     return "LoopCond";
   case ExecKind::Identity:
     return "Identity";
+  case ExecKind::Arg:
+    return "arg";
   }
   return "?";
 }
 
 ExecKind execKindOf(std::string_view op) {
-  for (ExecKind k : {ExecKind::Switch, ExecKind::Merge, ExecKind::Enter, ExecKind::Exit,
-                     ExecKind::NextIteration, ExecKind::LoopCond, ExecKind::Identity})
+  for (ExecKind k :
+       {ExecKind::Switch, ExecKind::Merge, ExecKind::Enter, ExecKind::Exit, ExecKind::NextIteration,
+        ExecKind::LoopCond, ExecKind::Identity, ExecKind::Arg})
     if (op == execKindName(k))
       return k;
   return ExecKind::Kernel;
@@ -100,6 +103,8 @@ std::pair<int, int> primitiveArity(ExecKind kind) {
     return {-1, -1};
   case ExecKind::Kernel:
     return {-1, -1};
+  case ExecKind::Arg:
+    return {0, 1};
   default:
     return {1, 1};
   }

@@ -12,6 +12,8 @@
 //   NextIteration(x)     -> out                    x into the next iteration of its frame
 //   LoopCond(pred)       -> out                    the loop predicate
 //   Identity(x)          -> out                    x (a pivot for control edges)
+//   arg                  -> out                    the run's feed `argIndex` (RunOptions::feeds):
+//                                                  an entry graph's argument (docs/embedding.md)
 //
 // Frames follow the compiler's convention (compiler/ir/Graph.h): a node's `frame` is the frame it
 // belongs to; an Enter belongs to the child frame it enters (its input comes from the parent), an
@@ -47,10 +49,11 @@ enum class ExecKind : uint8_t {
   Exit,
   NextIteration,
   LoopCond,
-  Identity
+  Identity,
+  Arg
 };
 
-/// "Kernel" or the primitive's name ("Switch", ...).
+/// "Kernel" or the primitive's name ("Switch", ..., "arg").
 const char *execKindName(ExecKind kind);
 /// The control-flow primitive called `op`; ExecKind::Kernel for every other name.
 ExecKind execKindOf(std::string_view op);
@@ -92,6 +95,7 @@ struct ExecNode {
   bool expensive = false;
   ExecFrameId frame = 0;
   bool isConstant = false; ///< Enter only: a loop invariant.
+  int32_t argIndex = 0;    ///< Arg only: which of RunOptions::feeds it outputs.
   ExecLocation loc;
   /// The device whose kernel runs the node (placement's choice; Send/Recv move tensors).
   Device device = Device::CPU;

@@ -547,6 +547,14 @@ Status RunState::compute(const Tagged &t, Entry *slots, Scratch &s, int &consume
       s.outs[1] = Entry{Value(Tensor::scalarI64(live)), true};
     return Status();
   }
+  case ExecKind::Arg: {
+    int32_t index = g.node(t.node).argIndex;
+    if (index < 0 || index >= (int32_t)opts.feeds.size())
+      return Status::error("internal error: argument " + std::to_string(index) + " of " +
+                           std::to_string(opts.feeds.size()) + " was not given");
+    s.outs[0] = Entry{opts.feeds[index], true};
+    return Status();
+  }
   default: // Enter, Exit, NextIteration, LoopCond, Identity forward their input
     s.outs[0] = Entry{take(0), true};
     return Status();

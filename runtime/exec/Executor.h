@@ -59,6 +59,8 @@ struct RunOptions {
   ThreadPool *pool = nullptr;
   /// Root-frame outputs to hand back in RunResult::fetched.
   std::vector<ExecPort> fetches;
+  /// What the graph's `arg` nodes output, by their argIndex (an entry graph's arguments).
+  std::vector<Value> feeds;
 };
 
 struct RunResult {
