@@ -10,6 +10,7 @@ packages=(
   libopenblas-dev zlib1g-dev lld
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-numpy python3-torch
+  libdlpack-dev
   dataset-fashion-mnist
   graphviz tmux clang-format
 )
