@@ -10,7 +10,7 @@ packages=(
   libopenblas-dev zlib1g-dev lld
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-numpy python3-torch
-  libdlpack-dev
+  libdlpack-dev pybind11-dev python3-pybind11 python3-dev
   dataset-fashion-mnist
   graphviz tmux clang-format
 )
