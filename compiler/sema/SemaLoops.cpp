@@ -413,33 +413,36 @@ void Sema::analyseRangeFor(const ForStmt &s, const CallExpr &range) {
                             "constant range() step");
     return;
   }
+  // One counter per loop depth: a for loop with a return inside another (the return makes both
+  // while loops) must not count with the enclosing loop's counter.
+  std::string counterName = "$i" + std::to_string(loopDepth);
   Binding counter;
   counter.value = lo;
   counter.type = Type::intTy();
   counter.defLoc = loc;
-  env["$i"] = counter;
+  env[counterName] = counter;
   spec.kind = OpKind::While;
-  spec.extraCarried = {"$i"};
+  spec.extraCarried = {counterName};
   Operand hiOp;
   hiOp.value = hi;
   hiOp.type = Type::intTy();
-  spec.cond = [&, hiOp]() -> Value * {
+  spec.cond = [&, hiOp, counterName]() -> Value * {
     Operand i;
-    i.value = env["$i"].value;
+    i.value = env[counterName].value;
     i.type = Type::intTy();
     return emitOp(*step > 0 ? "lt" : "gt", {i, hiOp}, {}, loc).value;
   };
-  spec.bindTarget = [&](Value *) {
+  spec.bindTarget = [&, counterName](Value *) {
     Operand i;
-    i.value = env["$i"].value;
+    i.value = env[counterName].value;
     i.type = Type::intTy();
     analyseAssign(*s.getTarget(), i, s.getRange());
   };
-  spec.atEnd = [&, stepOp]() {
+  spec.atEnd = [&, stepOp, counterName]() {
     Operand i;
-    i.value = env["$i"].value;
+    i.value = env[counterName].value;
     i.type = Type::intTy();
-    env["$i"].value = emitOp("add", {i, stepOp}, {}, loc).value;
+    env[counterName].value = emitOp("add", {i, stepOp}, {}, loc).value;
   };
   analyseLoop(spec);
 }
