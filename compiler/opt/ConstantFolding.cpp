@@ -4,8 +4,8 @@
 // time with the runtime's own CPU kernels (the same code the executor runs, so the folded value
 // is bit-identical to what the program would compute) and becomes a `const`. Side effects,
 // random draws, stacks and control-flow primitives are never folded (GraphUtil isPure); neither
-// is a node whose evaluation fails — the run-time error (an index out of range) must still
-// happen when and if the program reaches it.
+// is a node whose evaluation fails — the run-time error (an index out of range, a shape with
+// too many elements) must still happen when and if the program reaches it.
 //
 // Algorithm:
 //   1. Walk the nodes in topological order, so a folded node's users see it as a constant.
@@ -27,6 +27,7 @@
 
 #include "compiler/ir/OpRegistry.h"
 #include "compiler/ir/RuntimeAttrs.h"
+#include "runtime/Error.h"
 #include "runtime/Kernel.h"
 
 #include <algorithm>
@@ -159,7 +160,10 @@ PassResult runConstantFolding(Graph &g, PassContext &ctx) {
       continue;
     std::optional<rt::Tensor> result = evaluate(g.node(id), inputs);
     Node &n = g.node(id);
-    if (!result || !becomeConstant(n, *result))
+    // The runtime's helpers throw too (a broadcast view, which needs no memory, of a shape
+    // whose element count overflows: its numel()); that is a failure to fold like the kernel's.
+    bool folded = false;
+    if (!result || !rt::guard([&] { folded = becomeConstant(n, *result); }) || !folded)
       continue;
     std::sort(deps.begin(), deps.end());
     deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
