@@ -296,10 +296,20 @@ template <UnKind K> void unaryKernel(Inputs ins, const Attrs &, Outputs &outs) {
     outs.emplace_back(out);
     return;
   }
+  if constexpr (K == UnKind::Abs || K == UnKind::Relu) {
+    // |b| and max(b, 0) are b: a bool stays bool, as the type rule says (inferSameUnary) and
+    // as NumPy does.
+    if (x.dtype() == DType::Bool) {
+      Tensor out = Tensor::empty(DType::Bool, x.shape());
+      unaryLoop<bool, bool>(out, x, [](bool v) { return v; });
+      outs.emplace_back(out);
+      return;
+    }
+  }
   bool keepsDType = K == UnKind::Neg || K == UnKind::Abs || K == UnKind::Relu;
   DType dt = x.dtype();
   if (dt == DType::Bool && keepsDType)
-    dt = DType::I64;
+    dt = DType::I64; // neg: sema rejects it for bool
   if (!keepsDType)
     dt = floatResultType(dt, readsAsScalar(x));
   Tensor cx = as(x, dt);
