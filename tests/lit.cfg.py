@@ -31,6 +31,12 @@ config.environment["LSAN_OPTIONS"] = ":".join(
                   os.environ.get("LSAN_OPTIONS", "")]))
 config.environment["PATH"] = os.pathsep.join([bin_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])
 
+# `not CMD` fails when CMD crashes (a signal: a sanitizer's abort, dlm-diff's SIGABRT on a
+# disagreement). lit's internal shell only inverts the exit status, so a crash passed as the
+# expected failure; LLVM's `not` fails on one unless given --crash. Every command word `not`
+# (not part of a longer word or option: --implicit-check-not=, does-not-exist) is that binary.
+config.substitutions.append((r"(?<![\w.=/-])not(?= )", os.path.join(config.llvm_tools_dir, "not")))
+
 for tool in ["dlmc", "dlm-opt", "dlm"]:
     config.substitutions.append(("%" + tool + " ", os.path.join(bin_dir, tool) + " "))
 config.substitutions.append(("%python", config.python))
