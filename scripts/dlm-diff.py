@@ -22,7 +22,8 @@ Agreement:
     differently;
   - on failure, the first line of stderr (the located error) is equal, and so are the standard
     outputs, as on success: every effect before the failing op in program order happened, and
-    none after it (docs/ir.md "Program order").
+    none after it (docs/ir.md "Program order"). The lines `progress(...)` writes on stderr
+    before the error are not its first line (they hold a rate that differs from run to run).
 
 On disagreement it prints both runs to stderr and aborts (SIGABRT), which `not` reports as a
 failure too (a crash is never an expected failure).
@@ -37,6 +38,8 @@ import tempfile
 REL_TOL = 1e-5
 ABS_TOL = 1e-6
 NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|inf|nan)")
+# A line of the built-in progress(done, total): "40/40 [00:01<00:00, 31.25it/s]" (docs/language.md).
+PROGRESS = re.compile(r"^\d+/\d+ \[[^\]]*it/s\]$")
 
 
 LEVELS = ("-O3", "-O0")
@@ -90,6 +93,11 @@ def numbers_close(a, b):
     return True
 
 
+def error_lines(err):
+    """stderr without the program's progress lines: its located error first."""
+    return [line for line in err.splitlines() if not PROGRESS.match(line)]
+
+
 def disagreement(jit, graph):
     jrc, jout, jerr = jit
     grc, gout, gerr = graph
@@ -99,7 +107,7 @@ def disagreement(jit, graph):
         if jout != gout and not numbers_close(jout, gout):
             return "outputs differ beyond the tolerance"
         return None
-    if jerr.splitlines()[:1] != gerr.splitlines()[:1]:
+    if error_lines(jerr)[:1] != error_lines(gerr)[:1]:
         return "errors differ"
     if jout != gout and not numbers_close(jout, gout):
         return "outputs before the error differ"

@@ -461,8 +461,9 @@ def bad_run(name, r):
         first = bad.group(0) if bad and rc in (0, 1) else ""
         line = next((l for l in err.splitlines() if BAD_TEXT.search(l)), err.splitlines()[0] if err.strip() else "")
         return "crash", "%s: exit %s %s%s" % (name, rc, first and "with ", line.strip()[:200])
-    if rc == 1 and not LOCATED.match(err):
-        return "diagnostic", "%s: exit 1 without a located error first: %r" % (name, err.splitlines()[:1])
+    first = dlm_diff.error_lines(err)[:1]
+    if rc == 1 and not LOCATED.match(first[0] if first else ""):
+        return "diagnostic", "%s: exit 1 without a located error first: %r" % (name, first)
     return None
 
 
