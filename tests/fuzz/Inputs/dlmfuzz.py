@@ -13,7 +13,8 @@ if/while/for, prints of intermediate values inserted, lines spliced from other p
 
 Each mutant runs with `dlm run` on the JIT and on the graph executor, at each of --levels (-O0
 and -O3 unless told), each in a fresh working directory, with the object cache off, the IR
-verifier on, one thread, an address-space limit and a CPU-time limit. Mutants run --jobs at a
+verifier on, one thread, a memory limit (of the address space; under a sanitizer, which needs
+terabytes of it, the sanitizer's allocator limits) and a CPU-time limit. Mutants run --jobs at a
 time; mutant I of a seed is the same whatever --count and --jobs are. A mutant fails when
   - a run ends with a status other than 0 or 1 (a signal, 2, 70 = internal error), or its stderr
     holds "internal error", an assertion, a sanitizer report or an LLVM stack dump;   [crash]
@@ -411,12 +412,45 @@ def load_corpus(files):
 
 
 CPU_LIMIT = [10]
+MEMORY_LIMIT = 6 << 30
+# Whether the tools are built with a sanitizer (sanitizer_of); then the memory limit is the
+# sanitizer's own options instead of an address-space limit.
+SANITIZED = [False]
+
+
+def sanitizer_of(tool):
+    """The sanitizer runtime `tool` links ("asan", "tsan"), or None. A sanitizer reserves
+    terabytes of address space for its shadow memory when the process starts, so an address-space
+    limit makes every run fail ("AddressSanitizer failed to allocate 0xdfff0001000 bytes")."""
+    try:
+        dynamic = subprocess.run(["readelf", "-d", tool], capture_output=True, text=True).stdout
+    except OSError:
+        return None
+    found = re.search(r"\[lib(asan|tsan|hwasan|msan)\.so", dynamic)
+    return found.group(1) if found else None
+
+
+def sanitizer_limits(env, sanitizer):
+    """Gives the runs under `sanitizer` the memory limit of the normal build: an allocation past
+    MEMORY_LIMIT, or made once the process holds that much, fails (C++'s std::bad_alloc, as when
+    the address-space limit is reached), instead of being a sanitizer report."""
+    name = sanitizer.upper() + "_OPTIONS"
+    mb = MEMORY_LIMIT >> 20
+    limits = "allocator_may_return_null=1:max_allocation_size_mb=%d:soft_rss_limit_mb=%d" % (mb, mb)
+    env[name] = ":".join(filter(None, [env.get(name, ""), limits]))
+
+
+# What a sanitizer's allocator says when the memory limit makes an allocation fail
+# (sanitizer_limits): the run goes on to dlm's own "out of memory" error, as under RLIMIT_AS.
+SANITIZER_LIMIT = re.compile(r"^==\d+==(?:WARNING: \w+Sanitizer failed to allocate 0x[0-9a-f]+ bytes|"
+                             r"\w+Sanitizer: soft rss limit (?:un)?exhausted \(.*\))\n", re.M)
 
 
 def limit_resources():
     # The time limit is CPU time: the machine may be loaded, and wall time says little then.
     resource.setrlimit(resource.RLIMIT_CPU, (CPU_LIMIT[0], CPU_LIMIT[0] + 5))
-    resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))
+    if not SANITIZED[0]:
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     resource.setrlimit(resource.RLIMIT_FSIZE, (64 << 20, 64 << 20))
     try:
@@ -442,7 +476,7 @@ def run(cmd, cwd, env, timeout):
         return "timeout", out, ""
     if p.returncode in (-signal.SIGXCPU, -signal.SIGKILL):
         return "timeout", p.stdout, p.stderr
-    return p.returncode, p.stdout, p.stderr
+    return p.returncode, p.stdout, SANITIZER_LIMIT.sub("", p.stderr)
 
 
 def configs(levels):
@@ -558,6 +592,10 @@ def main():
                 "OPENBLAS_NUM_THREADS": "1", "DLM_NUM_THREADS": "1",
                 "DLM_STDLIB": env.get("DLM_STDLIB", os.path.join(SRC, "stdlib"))})
     env.setdefault("ASAN_OPTIONS", "detect_leaks=0")
+    sanitizer = sanitizer_of(os.path.join(a.bin_dir, "dlm"))
+    if sanitizer:
+        SANITIZED[0] = True
+        sanitizer_limits(env, sanitizer)
     tmp = tempfile.mkdtemp(prefix="dlmfuzz-")
 
     def one(index):
