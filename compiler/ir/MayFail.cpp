@@ -45,6 +45,11 @@ static bool pushMayChangeShape(const Graph &g, const Node &n) {
                      [](const Dim &d) { return d.isSymbolic(); });
 }
 
+/// The value of an integer constant node, else null.
+static const int64_t *constantInt(const Node &n) {
+  return n.op == "const" ? n.attrAs<int64_t>("value") : nullptr;
+}
+
 /// Integer floordiv, mod and div fail on a zero divisor and integer pow on a negative
 /// exponent: not when that operand is a constant that rules it out.
 static bool integerArithmeticMayFail(const Graph &g, const Node &n) {
@@ -53,7 +58,7 @@ static bool integerArithmeticMayFail(const Graph &g, const Node &n) {
       isFloat(n.results[0].dtype()))
     return false;
   const Node &c = g.node(n.inputs[1].node);
-  const int64_t *i = c.op == "const" ? c.attrAs<int64_t>("value") : nullptr;
+  const int64_t *i = constantInt(c);
   const double *f = c.op == "const" ? c.attrAs<double>("value") : nullptr;
   if (!i && !f)
     return true;
@@ -92,21 +97,31 @@ static bool broadcastMayFail(const Graph &g, const Node &n) {
   return false;
 }
 
-/// index(x, i) with a constant i inside x's static dim: lowering's `x.shape[k]` is
-/// index(shape_of(x), k).
-static bool constantIndexInRange(const Graph &g, const Node &n) {
-  const Node &i = g.node(n.inputs[1].node);
-  const int64_t *value = i.op == "const" ? i.attrAs<int64_t>("value") : nullptr;
+/// index(x, i) that stays inside x's static dim: a constant i (lowering's `x.shape[k]` is
+/// index(shape_of(x), k)), a counter i whose range is inside, or `j % c` for a constant
+/// 0 < c <= the dim (the modulo takes the divisor's sign, so 0 <= j % c < c: `xs[it % 8]`
+/// cycling through batches).
+static bool indexInRange(const Graph &g, const Node &n, const IntRanges *counters) {
   const int64_t *axis = n.attrAs<int64_t>("axis");
   const Type &x = g.typeOf(n.inputs[0]);
-  if (!value || !axis || !x.isTensor() || *axis < 0 || size_t(*axis) >= x.rank() ||
+  if (!axis || !x.isTensor() || *axis < 0 || size_t(*axis) >= x.rank() ||
       !x.shape()[*axis].isStatic())
     return false;
   int64_t size = x.shape()[*axis].size();
-  return *value >= -size && *value < size;
+  const Node &i = g.node(n.inputs[1].node);
+  if (const int64_t *value = constantInt(i))
+    return *value >= -size && *value < size;
+  if (counters && counters->count(n.inputs[1])) {
+    auto [lo, hi] = counters->at(n.inputs[1]);
+    return lo >= -size && hi < size;
+  }
+  if (i.op != "mod")
+    return false;
+  const int64_t *divisor = constantInt(g.node(i.inputs[1].node));
+  return divisor && *divisor > 0 && *divisor <= size;
 }
 
-bool mayFail(const Graph &g, const Node &n) {
+bool mayFail(const Graph &g, const Node &n, const IntRanges *counters) {
   static constexpr std::string_view kShapeOps[] = {"matmul",
                                                    "dot",
                                                    "sum",
@@ -161,7 +176,7 @@ bool mayFail(const Graph &g, const Node &n) {
     if (!isStatic(g.typeOf(in)))
       return true;
   if (n.op == "index")
-    return !constantIndexInRange(g, n);
+    return !indexInRange(g, n, counters);
   return std::find(std::begin(kShapeOps), std::end(kShapeOps), n.op) == std::end(kShapeOps);
 }
 

@@ -12,22 +12,31 @@
 
 #include "compiler/ir/Graph.h"
 
+#include <cstdint>
+#include <map>
+#include <utility>
+
 namespace dlm::graph {
 
 /// Switch, Merge, Enter, Exit, NextIteration, LoopCond: the TensorFlow control-flow primitives.
 bool isControlFlow(const Node &n);
 
+/// Int values known to lie in [first, second] whenever they exist.
+using IntRanges = std::map<ValueRef, std::pair<int64_t, int64_t>>;
+
 /// True unless `n` certainly succeeds at run time. Never fail: control-flow primitives,
 /// Identity, `after`, const, shape_of, transpose, a slice with constant steps, autodiff's stack
-/// reads, a stack push of a static-shaped value, an index by a constant inside a static dim, an
-/// elementwise op whose operands surely broadcast (one tensor, 0-d ones, no run-time dim
-/// against another dim but a static 1) unless it is an integer division by a non-constant or
-/// zero divisor or an integer power by a non-constant or negative exponent. Cannot fail once
-/// their operand and result types are static (their shapes checked at compile time): matmul,
-/// reductions, reshapes, creation ops, the shape-preserving gradient ops. Everything else may:
-/// an index by a run-time int, cross_entropy (labels are checked at run time), any other shape
-/// check left to run time, and an op without a registry entry.
-bool mayFail(const Graph &g, const Node &n);
+/// reads, a stack push of a static-shaped value, an index inside a static dim (by a constant, a
+/// counter in range, or by `j % c` for a constant 0 < c <= the dim), an elementwise op whose
+/// operands surely broadcast (one tensor, 0-d ones, no run-time dim against another dim but a
+/// static 1) unless it is an integer division by a non-constant or zero divisor or an integer power
+/// by a non-constant or negative exponent. Cannot fail once their operand and result types are
+/// static (their shapes checked at compile time): matmul, reductions, reshapes, creation ops, the
+/// shape-preserving gradient ops. Everything else may: an index by a run-time int, cross_entropy
+/// (labels are checked at run time), any other shape check left to run time, and an op without a
+/// registry entry. `counters` bounds some int values (lowering's loop counters): an index by one of
+/// them whose range lies inside the dim cannot fail either.
+bool mayFail(const Graph &g, const Node &n, const IntRanges *counters = nullptr);
 
 } // namespace dlm::graph
 

@@ -256,7 +256,7 @@ private:
     NodeId id = n.id;
     noteTokenFollowed(id);
     const OpInfo *info = OpRegistry::get().lookup(op);
-    if (!(info && info->sideEffects) && mayFail(g, n))
+    if (!(info && info->sideEffects) && mayFail(g, n, &counterRanges))
       orderFailure(ctx, id);
     return id;
   }
@@ -931,6 +931,9 @@ private:
 
     Scope bodyScope(&scope, Scope::Boundary::Loop, nullptr, &loop.record);
     bind(carried, bodyValues(loop, numData), bodyScope);
+    for (size_t k = 0; k < carried.size(); ++k)
+      if (std::optional<std::pair<int64_t, int64_t>> r = whileCounterRange(op, k, scope, condScope))
+        counterRanges[lookup(carried[k], bodyScope)[0]] = *r;
     Context bodyCtx = bodyContext(loop, ctx);
     std::optional<Values> next = lowerRegion(*op.regions[1], bodyScope, bodyCtx);
     if (!next)
@@ -949,6 +952,62 @@ private:
       return std::nullopt;
     const int64_t *i = n.attrAs<int64_t>("value");
     return i ? std::optional<int64_t>(*i) : std::nullopt;
+  }
+
+  // --- Loop counters (graph::mayFail: an index by a counter in range cannot fail) ---------
+  /// The int an SSA `const` op gives `v`, if it is one.
+  static std::optional<int64_t> ssaConstInt(const ssa::Value *v) {
+    const ssa::Operation *d = v->def;
+    if (!d || d->kind != ssa::OpKind::Builtin || d->info->name != "const")
+      return std::nullopt;
+    auto it = d->attrs.find("value");
+    const int64_t *i = it == d->attrs.end() ? nullptr : std::get_if<int64_t>(&it->second);
+    return i ? std::optional<int64_t>(*i) : std::nullopt;
+  }
+
+  /// The values the induction variable of `for i in range(lo, hi, step)` takes in the body,
+  /// when all three are constants and the body steps it implicitly (yields one value fewer
+  /// than the loop carries).
+  std::optional<std::pair<int64_t, int64_t>> forCounterRange(const ssa::Operation &op, ValueRef lo,
+                                                             ValueRef hi,
+                                                             std::optional<int64_t> step) const {
+    std::optional<int64_t> first = knownInt(lo), end = knownInt(hi);
+    const ssa::Operation *yield = op.regions[0]->block->terminator();
+    if (!first || !end || !step || !yield || yield->operands.size() + 1 != op.carried.size())
+      return std::nullopt;
+    if (*step > 0 && *first < *end)
+      return std::pair(*first, *end - 1);
+    if (*step < 0 && *first > *end)
+      return std::pair(*end + 1, *first);
+    return std::nullopt;
+  }
+
+  /// The values carried value k takes in the body of `k = a; while k < b: ...; k = k + c` (or
+  /// `k <= b`) for constants a, b and c > 0: from a up to b - 1 (b), as the condition holds
+  /// and k only grows.
+  std::optional<std::pair<int64_t, int64_t>> whileCounterRange(const ssa::Operation &op, size_t k,
+                                                               Scope &outer, Scope &condScope) {
+    const ssa::Value *counter = op.carried[k].get();
+    const ssa::Operation *cond = op.regions[0]->block->terminator();
+    const ssa::Operation *yield = op.regions[1]->block->terminator();
+    if (!cond || !yield || yield->operands.size() != op.carried.size() ||
+        counter->type.kind() != Type::Kind::Int)
+      return std::nullopt;
+    const ssa::Operation *test = cond->operands[0]->def;
+    const ssa::Operation *step = yield->operands[k]->def;
+    if (!test || test->kind != ssa::OpKind::Builtin ||
+        (test->info->name != "lt" && test->info->name != "le") || test->operands[0] != counter ||
+        !step || step->kind != ssa::OpKind::Builtin || step->info->name != "add")
+      return std::nullopt;
+    const ssa::Value *by = step->operands[step->operands[0] == counter ? 1 : 0];
+    std::optional<int64_t> increment = ssaConstInt(by);
+    std::optional<int64_t> first = knownInt(lookup(op.operands[k], outer)[0]);
+    std::optional<int64_t> bound = knownInt(lookup(test->operands[1], condScope)[0]);
+    if (!increment || *increment <= 0 || !first || !bound ||
+        (step->operands[0] != counter && step->operands[1] != counter))
+      return std::nullopt;
+    int64_t last = test->info->name == "lt" ? *bound - 1 : *bound;
+    return *first <= last ? std::optional(std::pair(*first, last)) : std::nullopt;
   }
 
   /// range(lo, hi, step): i < hi when step > 0, i > hi when step < 0 (decided at run time
@@ -988,6 +1047,8 @@ private:
     closeCondition(loop, cond, condCtx, op);
 
     bind(carried, bodyValues(loop, numData), loopScope);
+    if (std::optional<std::pair<int64_t, int64_t>> r = forCounterRange(op, lo, hiOuter, knownStep))
+      counterRanges[Graph::value(loop.switches[0], 1)] = *r;
     Context bodyCtx = bodyContext(loop, ctx);
     std::optional<Values> body = lowerRegion(*op.regions[0], loopScope, bodyCtx);
     if (!body)
@@ -1022,6 +1083,8 @@ private:
   /// that may fail whose operands already follow the token needs no edge of its own. Tokens
   /// are made in program order, so the newest is the largest id.
   std::vector<NodeId> newestToken;
+  /// The loop counters whose range is known (forCounterRange, whileCounterRange).
+  IntRanges counterRanges;
   autodiff::Differentiator ownDifferentiator{diags};
   autodiff::Differentiator &differentiator;
 };
