@@ -6,7 +6,7 @@ BUILDTYPE ?= Release
 JOBS      ?= $(shell nproc)
 CMAKEARGS ?=
 
-.PHONY: all deps configure build run test test-asan bench clean
+.PHONY: all deps configure build run test test-asan test-tsan bench clean
 
 all: build
 
@@ -33,8 +33,14 @@ test-asan:
 	@UBSAN_OPTIONS=print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
 	  $(MAKE) --no-print-directory test BUILD=build-asan BUILDTYPE=Debug CMAKEARGS=-DDLM_SANITIZE=ON
 
+# ThreadSanitizer over the code that runs on more than one thread: the tests tests/tsan.list
+# names (ctest label tsan), in build-tsan/ (docs/testing.md).
+test-tsan:
+	@$(MAKE) --no-print-directory build BUILD=build-tsan CMAKEARGS=-DDLM_SANITIZE=thread
+	@cd build-tsan && ctest --output-on-failure -L tsan -j $(JOBS)
+
 bench: build
 	@bash bench/run.sh $(BUILD)
 
 clean:
-	@rm -rf $(BUILD) build-asan
+	@rm -rf $(BUILD) build-asan build-tsan

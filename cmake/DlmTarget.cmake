@@ -51,5 +51,11 @@ function(dlm_gtest name)
   dlm_project_target(${name})
   target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest GTest::gtest_main)
   include(GoogleTest)
-  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60)
+  if(DLM_TSAN AND name IN_LIST DLM_TSAN_GTESTS)
+    # tests/tsan.list names it: `make test-tsan` (ctest -L tsan) runs its tests.
+    gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60
+                         PROPERTIES LABELS tsan ENVIRONMENT "TSAN_OPTIONS=${DLM_TSAN_OPTIONS}")
+  else()
+    gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60)
+  endif()
 endfunction()

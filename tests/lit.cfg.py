@@ -29,6 +29,9 @@ config.environment["DLM_VERIFY_IR"] = "1"
 config.environment["LSAN_OPTIONS"] = ":".join(
     filter(None, ["suppressions=" + os.path.join(config.dlm_source_dir, "tests", "lsan.supp"),
                   os.environ.get("LSAN_OPTIONS", "")]))
+# --param num_threads=N: the graph executor's and the kernels' threads (make test-tsan gives 4).
+if lit_config.params.get("num_threads"):
+    config.environment["DLM_NUM_THREADS"] = lit_config.params["num_threads"]
 config.environment["PATH"] = os.pathsep.join([bin_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])
 
 # `not CMD` fails when CMD crashes (a signal: a sanitizer's abort, dlm-diff's SIGABRT on a
