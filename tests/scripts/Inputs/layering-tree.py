@@ -53,7 +53,7 @@ write("tools/dlmc/BadTool.cpp", '"compiler/sema/Sema.h"')
 write("tests/sema/BadTest.cpp", '"DlmParser.h"')
 write("runtime/exec/BadExec.cpp", '"runtime/exec/Executor.h"', '"compiler/support/Diagnostics.h"')
 write("compiler/ir/Ops.def", '"compiler/ir/Graph.h"')
-write("python/BadNowhere.cpp", '"runtime/DType.h"')
+write("misc/BadNowhere.cpp", '"runtime/DType.h"')
 write("compiler/codegen/CMakeLists.txt", text="# codegen\nadd_library(dlm_codegen STATIC x.cpp)\n"
       "target_link_libraries(dlm_codegen PUBLIC dlm_ir # the IR\n"
       "                      dlm_opt)\ndlm_llvm(dlm_codegen)\n")
