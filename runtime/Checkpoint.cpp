@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <map>
 #include <memory>
+#include <set>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <variant>
@@ -242,7 +243,19 @@ std::string folderOf(const std::string &path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
-std::string header(std::span<const Tensor> tensors, uint32_t crc, std::vector<uint64_t> &sizes) {
+/// `name` as a JSON string (names are checked: no control characters).
+std::string jsonString(const std::string &name) {
+  std::string out = "\"";
+  for (char c : name) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string header(std::span<const Tensor> tensors, std::span<const std::string> names,
+                   uint32_t crc, std::vector<uint64_t> &sizes) {
   char crcHex[16];
   std::snprintf(crcHex, sizeof crcHex, "%08x", crc);
   std::string h =
@@ -250,8 +263,8 @@ std::string header(std::span<const Tensor> tensors, uint32_t crc, std::vector<ui
   uint64_t at = 0;
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor &t = tensors[i];
-    h += ",\"" + std::to_string(i) + "\":{\"dtype\":\"" + safetensorsDType(t.dtype()) +
-         "\",\"shape\":[";
+    h += "," + jsonString(names.empty() ? std::to_string(i) : names[i]) + ":{\"dtype\":\"" +
+         safetensorsDType(t.dtype()) + "\",\"shape\":[";
     for (int64_t d = 0; d < t.rank(); ++d)
       h += (d ? "," : "") + std::to_string(t.dim(d));
     h += "],\"data_offsets\":[" + std::to_string(at) + "," + std::to_string(at + sizes[i]) + "]}";
@@ -268,8 +281,29 @@ std::atomic<uint64_t> tempCounter{0};
 
 } // namespace
 
-void saveCheckpoint(const std::string &path, std::span<const Tensor> tensors) {
+void checkTensorNames(std::span<const std::string> names, size_t count) {
+  check(names.size() == count,
+        std::to_string(names.size()) + " names for " + std::to_string(count) + " tensors");
+  std::set<std::string> seen;
+  for (const std::string &name : names) {
+    check(!name.empty() && name != "__metadata__",
+          "'" + name + "' cannot name a tensor (safetensors keeps it for the metadata)");
+    for (char c : name)
+      check((unsigned char)c >= 0x20, "the tensor name '" + name + "' has a control character");
+    check(seen.insert(name).second, "the tensor name '" + name + "' is given twice");
+  }
+}
+
+void saveCheckpoint(const std::string &path, std::span<const Tensor> tensors,
+                    std::span<const std::string> names) {
   static_assert(std::endian::native == std::endian::little, "checkpoints are little-endian");
+  if (!names.empty()) {
+    try {
+      checkTensorNames(names, tensors.size());
+    } catch (const Error &e) {
+      throw Error("cannot save '" + path + "': " + e.what());
+    }
+  }
   std::vector<Tensor> data;
   std::vector<uint64_t> sizes;
   uint32_t crc = (uint32_t)crc32(0L, Z_NULL, 0);
@@ -284,7 +318,7 @@ void saveCheckpoint(const std::string &path, std::span<const Tensor> tensors) {
       done += chunk;
     }
   }
-  std::string h = header(tensors, crc, sizes);
+  std::string h = header(tensors, names, crc, sizes);
   std::string tmp =
       path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(tempCounter++);
   Fd f;
@@ -319,7 +353,8 @@ void saveCheckpoint(const std::string &path, std::span<const Tensor> tensors) {
 namespace {
 
 struct Entry {
-  size_t index;
+  std::string name;
+  size_t index; ///< the position a numbered tensor ("0", "1", ...) takes
   DType dtype;
   Shape shape;
   uint64_t begin, end;
@@ -332,8 +367,10 @@ DType parseSafetensorsDType(const std::string &s, const std::string &name) {
   throw Error("tensor '" + name + "' has unsupported dtype '" + s + "'");
 }
 
+/// The header's tensors: numbered "0", "1", ... in that order, or (`named`) any names, in
+/// file order.
 std::vector<Entry> parseEntries(const JsonObject &root, uint64_t dataSize,
-                                std::optional<uint32_t> &crc) {
+                                std::optional<uint32_t> &crc, bool named) {
   std::vector<Entry> entries;
   std::vector<bool> seen;
   for (auto &[name, value] : root) {
@@ -348,10 +385,12 @@ std::vector<Entry> parseEntries(const JsonObject &root, uint64_t dataSize,
       }
       continue;
     }
-    check(!name.empty() && name.size() < 10 &&
-              name.find_first_not_of("0123456789") == std::string::npos,
-          "unexpected tensor name '" + name + "' (dlm checkpoints name their tensors 0, 1, ...)");
-    size_t index = std::stoul(name);
+    check(named || (!name.empty() && name.size() < 10 &&
+                    name.find_first_not_of("0123456789") == std::string::npos),
+          "unexpected tensor name '" + name +
+              "' (dlm checkpoints name their tensors 0, 1, ...; load(path, like=..., names=...) "
+              "reads tensors by name)");
+    size_t index = named ? entries.size() : std::stoul(name);
     auto *obj = std::get_if<JsonObject>(&value.v);
     check(obj != nullptr, "malformed header: tensor '" + name + "' is not an object");
     const Json *dt = field(*obj, "dtype"), *sh = field(*obj, "shape"),
@@ -360,7 +399,7 @@ std::vector<Entry> parseEntries(const JsonObject &root, uint64_t dataSize,
           "malformed header: tensor '" + name + "' needs dtype, shape and data_offsets");
     auto *dts = std::get_if<std::string>(&dt->v);
     check(dts != nullptr, "malformed header: dtype of tensor '" + name + "' is not a string");
-    Entry e{index, parseSafetensorsDType(*dts, name), {}, 0, 0};
+    Entry e{name, index, parseSafetensorsDType(*dts, name), {}, 0, 0};
     auto *dims = std::get_if<JsonArray>(&sh->v);
     check(dims && dims->size() <= 32,
           "malformed header: shape of tensor '" + name + "' is not a list of dims");
@@ -396,20 +435,52 @@ std::vector<Entry> parseEntries(const JsonObject &root, uint64_t dataSize,
     byOffset.push_back(&e);
   std::sort(byOffset.begin(), byOffset.end(), [](auto *a, auto *b) { return a->begin < b->begin; });
   for (size_t i = 1; i < byOffset.size(); ++i)
-    check(byOffset[i]->begin >= byOffset[i - 1]->end,
-          "tensors '" + std::to_string(byOffset[i - 1]->index) + "' and '" +
-              std::to_string(byOffset[i]->index) + "' overlap in the data section");
+    check(byOffset[i]->begin >= byOffset[i - 1]->end, "tensors '" + byOffset[i - 1]->name +
+                                                          "' and '" + byOffset[i]->name +
+                                                          "' overlap in the data section");
   return entries;
 }
 
-void checkExpected(const std::vector<Entry> &entries, const CheckpointSpec &spec) {
+/// The entries named `names`, in that order; a name the file lacks is an error (one it has but
+/// nobody asks for is left unread).
+std::vector<Entry> selectByName(const std::vector<Entry> &entries,
+                                std::span<const std::string> names) {
+  std::map<std::string, const Entry *> byName;
+  for (const Entry &e : entries)
+    byName[e.name] = &e;
+  std::vector<Entry> out;
+  for (size_t i = 0; i < names.size(); ++i) {
+    auto it = byName.find(names[i]);
+    if (it == byName.end()) {
+      std::string has;
+      size_t listed = 0;
+      for (const Entry &e : entries)
+        if (listed++ < 8)
+          has += (has.empty() ? "'" : ", '") + e.name + "'";
+      if (entries.size() > 8)
+        has += ", ... (" + std::to_string(entries.size()) + " in all)";
+      throw Error("no tensor named '" + names[i] + "' (the file has " +
+                  (has.empty() ? std::string("none") : has) + ")");
+    }
+    out.push_back(*it->second);
+    out.back().index = i;
+  }
+  return out;
+}
+
+/// "tensor 0" or "tensor 'fc1.weight'".
+std::string describe(const Entry &e, bool named) {
+  return named ? "tensor '" + e.name + "'" : "tensor " + std::to_string(e.index);
+}
+
+void checkExpected(const std::vector<Entry> &entries, const CheckpointSpec &spec, bool named) {
   check(entries.size() == spec.dtypes.size(), "checkpoint holds " + std::to_string(entries.size()) +
                                                   " tensors but the program expects " +
                                                   std::to_string(spec.dtypes.size()));
   for (size_t i = 0; i < entries.size(); ++i) {
     const Entry &e = entries[i];
     check(e.dtype == spec.dtypes[i],
-          "tensor " + std::to_string(i) + " has dtype " + std::string(dtypeName(e.dtype)) +
+          describe(e, named) + " has dtype " + std::string(dtypeName(e.dtype)) +
               " but the program expects " + std::string(dtypeName(spec.dtypes[i])));
     if (i >= spec.shapes.size())
       continue;
@@ -417,7 +488,7 @@ void checkExpected(const std::vector<Entry> &entries, const CheckpointSpec &spec
     bool ok = want.size() == e.shape.size();
     for (size_t d = 0; ok && d < want.size(); ++d)
       ok = want[d] < 0 || want[d] == e.shape[d];
-    check(ok, "tensor " + std::to_string(i) + " has shape " + shapeString(e.shape) +
+    check(ok, describe(e, named) + " has shape " + shapeString(e.shape) +
                   " but the program expects " + shapeString(want));
   }
 }
@@ -425,7 +496,8 @@ void checkExpected(const std::vector<Entry> &entries, const CheckpointSpec &spec
 } // namespace
 
 std::vector<Tensor> loadCheckpoint(const std::string &path,
-                                   const std::optional<CheckpointSpec> &expect) {
+                                   const std::optional<CheckpointSpec> &expect,
+                                   std::span<const std::string> names) {
   try {
     Fd f;
     f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -455,9 +527,12 @@ std::vector<Tensor> loadCheckpoint(const std::string &path,
     check(obj != nullptr, "malformed header: not a JSON object");
     uint64_t dataStart = 8 + n, dataSize = size - dataStart;
     std::optional<uint32_t> crc;
-    std::vector<Entry> entries = parseEntries(*obj, dataSize, crc);
+    bool named = !names.empty();
+    std::vector<Entry> entries = parseEntries(*obj, dataSize, crc, named);
+    if (named)
+      entries = selectByName(entries, names);
     if (expect)
-      checkExpected(entries, *expect);
+      checkExpected(entries, *expect, named);
     std::vector<Tensor> out;
     for (const Entry &e : entries) {
       Tensor t = Tensor::empty(e.dtype, e.shape);
@@ -465,8 +540,7 @@ std::vector<Tensor> loadCheckpoint(const std::string &path,
       if (e.dtype == DType::Bool)
         for (int64_t i = 0; i < t.numel(); ++i)
           if (reinterpret_cast<unsigned char *>(t.rawData())[i] > 1)
-            throw Error("tensor '" + std::to_string(e.index) +
-                        "' holds a bool that is neither 0 nor 1");
+            throw Error("tensor '" + e.name + "' holds a bool that is neither 0 nor 1");
       out.push_back(std::move(t));
     }
     if (crc) {

@@ -145,3 +145,17 @@ def loss(logits, labels):
 def accuracy(logits, labels):
     hits = argmax(logits, axis=1) == labels
     return mean(hits.astype(f32))
+
+# --- PyTorch's layout -----------------------------------------------------------------------
+
+# A linear layer stored as PyTorch's nn.Linear stores it: w [n_out, n_in], b [n_out] — what a
+# state_dict's `fc.weight` and `fc.bias` hold, so load(path, like=..., names=("fc.weight",
+# "fc.bias")) reads them as they are (docs/stdlib.md "PyTorch weights"). He weights, zero bias.
+def init_torch_linear(n_in, n_out):
+    w = he_normal(n_in, n_out)
+    return w.T, zeros(n_out)
+
+# x @ w.T + b for such a layer (x [batch, n_in]).
+def torch_linear(params, x):
+    w, b = params
+    return x @ w.T + b

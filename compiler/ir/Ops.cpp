@@ -791,10 +791,37 @@ Type inferSeed(InferContext &ctx) {
 
 //===--- side effects -----------------------------------------------------===//
 
+/// The operands of save{names}(path, names..., tensors...) and load{names}(path, names...)
+/// that are tensor names (the attribute `names` counts them; none without it).
+size_t numNames(InferContext &ctx) {
+  auto it = ctx.attrs.find("names");
+  return it == ctx.attrs.end() ? 0 : size_t(std::max<int64_t>(0, std::get<int64_t>(it->second)));
+}
+
+bool checkNames(InferContext &ctx, const char *op, size_t count) {
+  if (ctx.operands.size() < 1 + count) {
+    ctx.fail(std::string(op) + ": expected " + std::to_string(count) + " tensor names");
+    return false;
+  }
+  for (size_t i = 1; i <= count; ++i)
+    if (ctx.operand(i).kind() != Type::Kind::Str) {
+      ctx.fail(std::string(op) + ": a tensor name must be a str, found " + ctx.operand(i).str(),
+               int(i));
+      return false;
+    }
+  return true;
+}
+
 Type inferSave(InferContext &ctx) {
   if (ctx.operand(0).kind() != Type::Kind::Str)
     return ctx.fail("save: path must be a str, found " + ctx.operand(0).str(), 0);
-  for (size_t i = 1; i < ctx.operands.size(); ++i)
+  size_t names = numNames(ctx);
+  if (!checkNames(ctx, "save", names))
+    return Type::error();
+  if (names && ctx.operands.size() != 1 + 2 * names)
+    return ctx.fail("save: " + std::to_string(names) + " names for " +
+                    std::to_string(ctx.operands.size() - 1 - names) + " tensors");
+  for (size_t i = 1 + names; i < ctx.operands.size(); ++i)
     if (!checkTensor(ctx, i))
       return Type::error();
   return Type::none();
@@ -805,6 +832,12 @@ Type inferLoad(InferContext &ctx) {
     return ctx.fail("load: path must be a str, found " + ctx.operand(0).str(), 0);
   const auto &dtypes = std::get<std::vector<DType>>(ctx.attrs.at("dtypes"));
   const auto &shapes = std::get<std::vector<Shape>>(ctx.attrs.at("shapes"));
+  size_t names = numNames(ctx);
+  if (!checkNames(ctx, "load", names))
+    return Type::error();
+  if (ctx.operands.size() != 1 + names || (names && names != dtypes.size()))
+    return ctx.fail("load: " + std::to_string(ctx.operands.size() - 1) + " tensor names for " +
+                    std::to_string(dtypes.size()) + " tensors");
   std::vector<Type> out;
   for (size_t i = 0; i < dtypes.size() && i < shapes.size(); ++i)
     out.push_back(Type::tensor(dtypes[i], shapes[i]));
@@ -1050,16 +1083,27 @@ std::vector<Entry> entries() {
                false,
                true,
                true});
-  e.push_back({"save", {"path", "tensors"}, {}, inferSave, false, C::Expensive, false, true, true});
-  e.push_back({"load",
-               {"path"},
-               {{"dtypes", AttrKind::DTypes}, {"shapes", AttrKind::Shapes}},
-               inferLoad,
+  // save{names = N}(path, N names, N tensors) writes named tensors (names= of save()).
+  e.push_back({"save",
+               {"path", "tensors"},
+               {{"names", AttrKind::Int}},
+               inferSave,
                false,
                C::Expensive,
                false,
-               false,
+               true,
                true});
+  // load{names = N}(path, N names) reads tensors by name (names= of load()).
+  e.push_back(
+      {"load",
+       {"path", "names"},
+       {{"dtypes", AttrKind::DTypes}, {"shapes", AttrKind::Shapes}, {"names", AttrKind::Int}},
+       inferLoad,
+       false,
+       C::Expensive,
+       false,
+       true,
+       true});
   // Dataset readers behind stdlib/data.dlm (runtime/Data.h); not in docs/ops.md's table.
   e.push_back(
       {"fashion_mnist", {"split"}, {}, inferFashionMnist, false, C::Expensive, false, false, true});

@@ -766,6 +766,35 @@ Operand printOp(Sema &s, CallArgs &a, const Bound &b) {
   return variadicLeavesOp(s, a, b, "print", "print()", " cannot print ", printScalars);
 }
 
+/// The names= of save() and load(): a str per tensor of the value (a str alone for one tensor,
+/// else a tuple of strs in the order of the value's leaves), appended to `operands`; the count in
+/// `attrs` ("names"). True when there are none; false after reporting an error.
+bool tensorNames(Sema &s, CallArgs &a, const Bound &b, size_t tensors,
+                 std::vector<Operand> &operands, Attrs &attrs) {
+  const Operand *names = b.get("names");
+  if (!names)
+    return true;
+  std::vector<Operand> flat;
+  flatten(s, *names, a.loc, flat);
+  for (const Operand &n : flat)
+    if (n.type.kind() != Type::Kind::Str || n.callee) {
+      errorAt(s, *names, a,
+              "names= must be a str or a tuple of strs, one per tensor, found " +
+                  describeOperand(*names));
+      return false;
+    }
+  if (flat.size() != tensors) {
+    errorAt(s, *names, a,
+            "names= gives " + std::to_string(flat.size()) + " name" +
+                (flat.size() == 1 ? "" : "s") + " for " + std::to_string(tensors) + " tensor" +
+                (tensors == 1 ? "" : "s"));
+    return false;
+  }
+  operands.insert(operands.end(), flat.begin(), flat.end());
+  attrs["names"] = int64_t(flat.size());
+  return true;
+}
+
 Operand save(Sema &s, CallArgs &a, const Bound &b) {
   const Operand &v = *b.get("value");
   std::vector<Operand> leaves;
@@ -775,8 +804,12 @@ Operand save(Sema &s, CallArgs &a, const Bound &b) {
       errorAt(s, v, a, "save() writes a tensor or a tuple of tensors, found " + describeOperand(v));
       return s.poison();
     }
-  leaves.insert(leaves.begin(), *b.get("path"));
-  return s.emitOp("save", leaves, {}, a.loc);
+  std::vector<Operand> operands = {*b.get("path")};
+  Attrs attrs;
+  if (!tensorNames(s, a, b, leaves.size(), operands, attrs))
+    return s.poison();
+  operands.insert(operands.end(), leaves.begin(), leaves.end());
+  return s.emitOp("save", operands, attrs, a.loc);
 }
 
 Operand load(Sema &s, CallArgs &a, const Bound &b) {
@@ -803,7 +836,10 @@ Operand load(Sema &s, CallArgs &a, const Bound &b) {
   Attrs attrs;
   attrs["dtypes"] = dtypes;
   attrs["shapes"] = shapes;
-  Operand flat = s.emitOp("load", {*b.get("path")}, attrs, a.loc);
+  std::vector<Operand> operands = {*b.get("path")};
+  if (!tensorNames(s, a, b, leaves.size(), operands, attrs))
+    return s.poison();
+  Operand flat = s.emitOp("load", operands, attrs, a.loc);
   if (flat.isError())
     return flat;
   size_t next = 0;
@@ -937,8 +973,8 @@ const std::map<std::string, BuiltinInfo> &table() {
     m["len"] = {{"x"}, lenOp, false};
     m["size"] = {{"x"}, sizeOp, true};
     m["print"] = {{"*values"}, printOp, false};
-    m["save"] = {{"path", "value"}, save, false};
-    m["load"] = {{"path", "like="}, load, false};
+    m["save"] = {{"path", "value", "names="}, save, false};
+    m["load"] = {{"path", "like=", "names="}, load, false};
     m["stop_gradient"] = {{"x"}, stopGradient, true};
     m["read_fashion_mnist"] = {{"split"}, readData, false};
     m["read_idx"] = {{"path", "rank"}, readData, false};

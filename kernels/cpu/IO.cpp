@@ -71,26 +71,37 @@ void progressKernel(Inputs ins, const Attrs &, Outputs &) {
   std::fflush(stderr);
 }
 
-/// save(path, tensors...).
-void saveKernel(Inputs ins, const Attrs &, Outputs &) {
+/// The tensor names of save{names = N} and load{names = N}: inputs 1 .. N.
+std::vector<std::string> tensorNames(Inputs ins, const Attrs &attrs) {
+  std::vector<std::string> names;
+  int64_t n = attrs.getInt("names", 0);
+  for (int64_t i = 1; i <= n && size_t(i) < ins.size(); ++i)
+    names.push_back(ins[size_t(i)].str());
+  return names;
+}
+
+/// save(path, tensors...), or save{names = N}(path, N names, N tensors).
+void saveKernel(Inputs ins, const Attrs &attrs, Outputs &) {
   expectArity(ins, 1, "save", true);
+  std::vector<std::string> names = tensorNames(ins, attrs);
   std::vector<Tensor> tensors;
-  for (size_t i = 1; i < ins.size(); ++i)
+  for (size_t i = 1 + names.size(); i < ins.size(); ++i)
     tensors.push_back(tensorArg(ins, i, "save"));
-  saveCheckpoint(ins[0].str(), tensors);
+  saveCheckpoint(ins[0].str(), tensors, names);
 }
 
 /// load(path){dtypes, shapes}: the saved tensors, checked against the expected dtypes and
 /// shapes when given (a negative dimension matches any size).
 void loadKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
-  expectArity(ins, 1, "load");
+  expectArity(ins, 1, "load", true);
+  std::vector<std::string> names = tensorNames(ins, attrs);
   std::optional<CheckpointSpec> spec;
   if (attrs.has("dtypes")) {
     spec = CheckpointSpec{attrs.getDTypes("dtypes"), {}};
     if (attrs.has("shapes"))
       spec->shapes = attrs.getShapes("shapes");
   }
-  for (Tensor &t : loadCheckpoint(ins[0].str(), spec))
+  for (Tensor &t : loadCheckpoint(ins[0].str(), spec, names))
     outs.emplace_back(std::move(t));
 }
 

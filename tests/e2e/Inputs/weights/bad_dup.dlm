@@ -1,0 +1,1 @@
+save("out.safetensors", (zeros(2), zeros(2)), names=("a", "a"))
