@@ -20,6 +20,8 @@
 
 #include "runtime/DType.h"
 
+#include <cctype>
+#include <charconv>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -33,10 +35,78 @@ struct FusedStatement {
   DType dtype = DType::F32;
 };
 
+// The parser's pieces; inline, so that compiler/ir checks bodies without linking the runtime.
+namespace fusedbody {
+
+/// A cursor over the body text.
+struct Reader {
+  std::string_view s;
+  bool eat(std::string_view t) {
+    if (!s.starts_with(t))
+      return false;
+    s.remove_prefix(t.size());
+    return true;
+  }
+  std::optional<unsigned> value() {
+    unsigned v = 0;
+    if (!eat("%"))
+      return std::nullopt;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc())
+      return std::nullopt;
+    s.remove_prefix(end - s.data());
+    return v;
+  }
+  std::string_view word() {
+    size_t n = 0;
+    while (n < s.size() && (std::isalnum(static_cast<unsigned char>(s[n])) || s[n] == '_'))
+      ++n;
+    std::string_view w = s.substr(0, n);
+    s.remove_prefix(n);
+    return w;
+  }
+};
+
+inline std::optional<FusedStatement> parseStatement(Reader &r, unsigned number) {
+  std::optional<unsigned> defined = r.value();
+  if (!defined || *defined != number || !r.eat(" = "))
+    return std::nullopt;
+  FusedStatement st;
+  st.op = std::string(r.word());
+  if (st.op.empty() || !r.eat("("))
+    return std::nullopt;
+  do {
+    std::optional<unsigned> v = r.value();
+    if (!v || *v >= number)
+      return std::nullopt;
+    st.operands.push_back(*v);
+  } while (r.eat(", "));
+  std::optional<DType> dtype;
+  if (!r.eat(") : ") || !(dtype = parseDType(r.word())))
+    return std::nullopt;
+  st.dtype = *dtype;
+  return st;
+}
+
+} // namespace fusedbody
+
 /// Parses a body over `numInputs` inputs (syntax and numbering only: OP names are not
 /// checked); nullopt when it is malformed.
-std::optional<std::vector<FusedStatement>> parseFusedStatements(std::string_view body,
-                                                                size_t numInputs);
+inline std::optional<std::vector<FusedStatement>> parseFusedStatements(std::string_view body,
+                                                                       size_t numInputs) {
+  using fusedbody::Reader;
+  Reader r{body};
+  std::vector<FusedStatement> statements;
+  do {
+    auto st = fusedbody::parseStatement(r, static_cast<unsigned>(numInputs + statements.size()));
+    if (!st)
+      return std::nullopt;
+    statements.push_back(std::move(*st));
+  } while (r.eat("; "));
+  if (!r.s.empty())
+    return std::nullopt;
+  return statements;
+}
 
 } // namespace dlm::rt
 

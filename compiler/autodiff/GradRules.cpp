@@ -20,6 +20,7 @@
 #include "compiler/autodiff/Reverse.h"
 
 #include <algorithm>
+#include <cassert>
 #include <mutex>
 #include <numeric>
 
@@ -657,78 +658,78 @@ void structural(Ctx &c) {
 }
 
 struct Rule {
-  const char *op;
+  OpKind op;
   GradRuleFn fn;
 };
 
 const Rule kRules[] = {
-    {"add", gradAdd},
-    {"sub", gradSub},
-    {"mul", gradMul},
-    {"div", gradDiv},
-    {"pow", gradPow},
-    {"maximum", gradMaximum},
-    {"minimum", gradMinimum},
-    {"floordiv", gradFloordiv},
-    {"mod", gradMod},
-    {"neg", gradNeg},
-    {"abs", gradAbs},
-    {"relu", gradRelu},
-    {"exp", gradExp},
-    {"log", gradLog},
-    {"sqrt", gradSqrt},
-    {"sin", gradSin},
-    {"cos", gradCos},
-    {"tanh", gradTanh},
-    {"sigmoid", gradSigmoid},
-    {"where", gradWhere},
-    {"clip", gradClip},
-    {"cast", gradCast},
-    {"Identity", gradIdentity},
-    {"after", gradIdentity},
-    {"sum", gradSum},
-    {"mean", gradMean},
-    {"logsumexp", gradLogsumexp},
-    {"norm", gradNorm},
-    {"max", gradMaxMin},
-    {"min", gradMaxMin},
-    {"matmul", gradMatmul},
-    {"dot", gradDot},
-    {"reshape", gradReshape},
-    {"transpose", gradTranspose},
-    {"concat", gradConcat},
-    {"stack", gradStack},
-    {"split", gradSplit},
-    {"broadcast_to", gradBroadcastTo},
-    {"slice", gradSlice},
-    {"index", gradIndex},
-    {"gather", gradGather},
-    {"expand_dims", gradExpandDims},
-    {"squeeze", gradSqueeze},
-    {"sum_to", gradSumTo},
-    {"softmax", gradSoftmax},
-    {"log_softmax", gradLogSoftmax},
-    {"cross_entropy", gradCrossEntropy},
-    {"mse", gradMse},
-    {"conv2d", gradConv2d},
-    {"max_pool2d", gradMaxPool},
-    {"avg_pool2d", gradAvgPool},
-    {"dropout", gradDropout},
-    {"full", gradFull},
-    {"slice_grad", gradSliceGrad},
-    {"index_grad", gradIndexGrad},
-    {"avg_pool2d_grad", gradAvgPoolGrad},
-    {"stack_push", gradStackPush},
-    {"stack_top", gradStackTop},
-    {"stack_pop", gradStackPop},
-    {"stack_extend", gradStackExtend},
-    {"stack_tail", gradStackTail},
-    {"stack_drop", gradStackDrop},
-    {"Switch", structural},
-    {"Merge", structural},
-    {"Enter", structural},
-    {"Exit", structural},
-    {"NextIteration", structural},
+    {OpKind::Add, gradAdd},
+    {OpKind::Sub, gradSub},
+    {OpKind::Mul, gradMul},
+    {OpKind::Div, gradDiv},
+    {OpKind::Pow, gradPow},
+    {OpKind::Maximum, gradMaximum},
+    {OpKind::Minimum, gradMinimum},
+    {OpKind::Floordiv, gradFloordiv},
+    {OpKind::Mod, gradMod},
+    {OpKind::Neg, gradNeg},
+    {OpKind::Abs, gradAbs},
+    {OpKind::Relu, gradRelu},
+    {OpKind::Exp, gradExp},
+    {OpKind::Log, gradLog},
+    {OpKind::Sqrt, gradSqrt},
+    {OpKind::Sin, gradSin},
+    {OpKind::Cos, gradCos},
+    {OpKind::Tanh, gradTanh},
+    {OpKind::Sigmoid, gradSigmoid},
+    {OpKind::Where, gradWhere},
+    {OpKind::Clip, gradClip},
+    {OpKind::Cast, gradCast},
+    {OpKind::Identity, gradIdentity},
+    {OpKind::After, gradIdentity},
+    {OpKind::Sum, gradSum},
+    {OpKind::Mean, gradMean},
+    {OpKind::Logsumexp, gradLogsumexp},
+    {OpKind::Norm, gradNorm},
+    {OpKind::Max, gradMaxMin},
+    {OpKind::Min, gradMaxMin},
+    {OpKind::Matmul, gradMatmul},
+    {OpKind::Dot, gradDot},
+    {OpKind::Reshape, gradReshape},
+    {OpKind::Transpose, gradTranspose},
+    {OpKind::Concat, gradConcat},
+    {OpKind::Stack, gradStack},
+    {OpKind::Split, gradSplit},
+    {OpKind::BroadcastTo, gradBroadcastTo},
+    {OpKind::Slice, gradSlice},
+    {OpKind::Index, gradIndex},
+    {OpKind::Gather, gradGather},
+    {OpKind::ExpandDims, gradExpandDims},
+    {OpKind::Squeeze, gradSqueeze},
+    {OpKind::SumTo, gradSumTo},
+    {OpKind::Softmax, gradSoftmax},
+    {OpKind::LogSoftmax, gradLogSoftmax},
+    {OpKind::CrossEntropy, gradCrossEntropy},
+    {OpKind::Mse, gradMse},
+    {OpKind::Conv2d, gradConv2d},
+    {OpKind::MaxPool2d, gradMaxPool},
+    {OpKind::AvgPool2d, gradAvgPool},
+    {OpKind::Dropout, gradDropout},
+    {OpKind::Full, gradFull},
+    {OpKind::SliceGrad, gradSliceGrad},
+    {OpKind::IndexGrad, gradIndexGrad},
+    {OpKind::AvgPool2dGrad, gradAvgPoolGrad},
+    {OpKind::StackPush, gradStackPush},
+    {OpKind::StackTop, gradStackTop},
+    {OpKind::StackPop, gradStackPop},
+    {OpKind::StackExtend, gradStackExtend},
+    {OpKind::StackTail, gradStackTail},
+    {OpKind::StackDrop, gradStackDrop},
+    {OpKind::Switch, structural},
+    {OpKind::Merge, structural},
+    {OpKind::Enter, structural},
+    {OpKind::Exit, structural},
+    {OpKind::NextIteration, structural},
 };
 
 } // namespace
@@ -738,10 +739,9 @@ void registerGradRules() {
   std::call_once(once, [] {
     OpRegistry &registry = OpRegistry::get();
     for (const Rule &r : kRules) {
-      OpInfo *info = registry.lookupMutable(r.op);
-      assert(info && "a gradient rule for an op the registry does not have");
-      info->grad = r.fn;
-      info->differentiable = true;
+      OpInfo &info = registry.infoMutable(r.op);
+      assert(info.differentiable && "a gradient rule for an op the table marks NotDifferentiable");
+      info.grad = r.fn;
     }
   });
 }

@@ -129,13 +129,6 @@ void Emitter::initCheck(llvm::Value *bad) {
   ib.SetInsertPoint(next);
 }
 
-std::string Emitter::kernelName(const Node &n) {
-  const OpInfo *info = OpRegistry::get().lookup(n.op);
-  if (info && !info->kernels[(int)Device::CPU].empty())
-    return info->kernels[(int)Device::CPU];
-  return n.op;
-}
-
 llvm::GlobalVariable *Emitter::kernelId(const std::string &name) {
   auto [it, fresh] = kernelIds.try_emplace(name, nullptr);
   if (!fresh)

@@ -103,7 +103,8 @@ private:
   /// In @dlm_init: branch to the failure exit when `bad` holds.
   void initCheck(llvm::Value *bad);
 
-  std::string kernelName(const Node &n);
+  /// Kernels are named after their op (docs/ops.md).
+  std::string kernelName(const Node &n) { return n.op; }
 
   llvm::GlobalVariable *kernelId(const std::string &name);
 

@@ -10,14 +10,6 @@ namespace dlm::engine {
 
 namespace {
 
-/// The kernel name of `op` on the CPU (the registry may map an op to another kernel).
-std::string kernelName(const graph::Node &n) {
-  const OpInfo *info = OpRegistry::get().lookup(n.op);
-  if (info && !info->kernels[(int)Device::CPU].empty())
-    return info->kernels[(int)Device::CPU];
-  return n.op;
-}
-
 bool isExpensive(const graph::Node &n) {
   const OpInfo *info = OpRegistry::get().lookup(n.op);
   return info && info->cost == CostClass::Expensive;
@@ -44,10 +36,8 @@ rt::Status convertGraph(const graph::Graph &graph, rt::ExecGraph &out) {
     rt::Attrs attrs;
     if (kind == rt::ExecKind::Kernel)
       attrs = graph::runtimeAttrs(n);
-    rt::ExecNodeId id = out.addNode(kind == rt::ExecKind::Kernel ? kernelName(n)
-                                    : isRetval                   ? "Identity"
-                                                                 : n.op,
-                                    std::move(inputs), isRetval ? 1 : (int32_t)n.numResults(),
+    rt::ExecNodeId id = out.addNode(isRetval ? "Identity" : n.op, std::move(inputs),
+                                    isRetval ? 1 : (int32_t)n.numResults(),
                                     (rt::ExecFrameId)n.frame, std::move(attrs));
     rt::ExecNode &e = out.node(id);
     for (graph::NodeId c : n.controlInputs)

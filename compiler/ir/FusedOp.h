@@ -33,15 +33,12 @@ namespace dlm {
 using FusedStatement = rt::FusedStatement;
 
 /// Parses a body over `numInputs` inputs; nullopt when it is malformed or a statement's op is
-/// not a registry elementwise op without attributes taking that many operands.
+/// not an elementwise op without attributes taking that many operands (defined beside the
+/// op's type rule, GraphOps.cpp).
 std::optional<std::vector<FusedStatement>> parseFusedBody(std::string_view body, size_t numInputs);
 
 /// Prints statements in the body syntax (numbering from `numInputs`).
 std::string printFusedBody(const std::vector<FusedStatement> &body, size_t numInputs);
-
-/// Adds `fused` to the op registry, once per process (its kernel is the runtime's). Called
-/// before parsing .dlmir and by the fusion pass.
-void registerFusedOp();
 
 } // namespace dlm
 

@@ -1,18 +1,19 @@
-//===- compiler/ir/GraphOps.cpp - Registry entries of the graph-only ops --===//
+//===- compiler/ir/GraphOps.cpp - Type rules of the graph-only ops --------===//
 //
-// The control-flow primitives of the graph IR are ordinary registry entries (docs/ops.md
+// The control-flow primitives of the graph IR are ordinary rows of the op table (docs/ops.md
 // "control flow (graph only)"), so the parser, the verifier, the executor's kernel table and
 // autodiff's gradient slot treat them like any other op. Their type rules pass the data type
-// through; docs/ir.md gives their semantics. `Identity` (the pivot control edges hang from inside
-// a branch or loop body) is the one graph-only helper lowering adds.
+// through; docs/ir.md gives their semantics. Here too: the rules of the ops autodiff adds
+// (zeros_like, the stacks, after) and of the optimizer's `fused`.
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/ir/OpRegistry.h"
+#include "compiler/ir/FusedOp.h"
+#include "compiler/ir/OpRules.h"
 
 namespace dlm {
-namespace {
+namespace oprules {
 
-bool isBoolScalar(const Type &t) {
+static bool isBoolScalar(const Type &t) {
   return t.kind() == Type::Kind::Bool ||
          (t.isTensor() && t.dtype() == DType::Bool && t.rank() == 0);
 }
@@ -54,11 +55,8 @@ Type inferRetval(InferContext &ctx) {
   return Type::none();
 }
 
-/// zeros_like(x): zeros of x's type (autodiff's materialised symbolic zero).
-Type inferZerosLike(InferContext &ctx) { return ctx.operand(0); }
-
 /// The shape of a stack of `element`s: a leading dim for the entries (docs/autodiff.md).
-Type stackOf(InferContext &ctx, DType dtype, const Shape &element) {
+static Type stackOf(InferContext &ctx, DType dtype, const Shape &element) {
   Shape s{ctx.dims.fresh()};
   s.insert(s.end(), element.begin(), element.end());
   return Type::tensor(dtype, s);
@@ -112,76 +110,48 @@ Type inferStackSplit(InferContext &ctx) {
   return stackOf(ctx, s.dtype(), Shape(s.shape().begin() + 1, s.shape().end()));
 }
 
-OpInfo entry(const char *name, std::vector<std::string> operands, InferFn infer) {
-  OpInfo info;
-  info.name = name;
-  info.operands = std::move(operands);
-  info.infer = infer;
-  return info;
+/// The broadcast of every operand's shape, with the last statement's dtype.
+Type inferFused(InferContext &ctx) {
+  const std::string *body = std::get_if<std::string>(&ctx.attrs.at("body"));
+  auto statements = body ? parseFusedBody(*body, ctx.operands.size()) : std::nullopt;
+  if (!statements || statements->empty())
+    return ctx.fail("fused: malformed body");
+  Shape shape;
+  for (size_t i = 0; i < ctx.operands.size(); ++i) {
+    const Type &t = ctx.operand(i);
+    if (!t.isTensor() && !t.isNumericScalar())
+      return ctx.fail("fused: operand " + std::to_string(i) + " is not a tensor",
+                      static_cast<int>(i));
+    std::optional<Shape> b = broadcastShapes(shape, t.isTensor() ? t.shape() : Shape{}, ctx.dims);
+    if (!b)
+      return ctx.fail("fused: operands do not broadcast", static_cast<int>(i));
+    shape = *b;
+  }
+  return Type::tensor(statements->back().dtype, shape);
 }
 
+} // namespace oprules
+
+namespace {
+/// Whether st's op is an elementwise op without attributes, of st's arity.
+bool isStatementOp(const rt::FusedStatement &st) {
+  std::optional<OpKind> kind = opKindNamed(st.op);
+  if (!kind)
+    return false;
+  const OpInfo &info = opInfo(*kind);
+  return info.elementwise && info.attrs.empty() && st.operands.size() == info.operands.size();
+}
 } // namespace
 
-void registerGraphOps(OpRegistry &registry) {
-  registry.add(entry("Switch", {"data", "pred"}, inferSwitch));
-  OpInfo merge = entry("Merge", {"inputs"}, inferMerge);
-  merge.variadic = true;
-  registry.add(std::move(merge));
-  OpInfo enter = entry("Enter", {"x"}, inferPassThrough);
-  enter.attrs = {{"is_constant", AttrKind::Bool}};
-  registry.add(std::move(enter));
-  registry.add(entry("Exit", {"x"}, inferPassThrough));
-  registry.add(entry("NextIteration", {"x"}, inferPassThrough));
-  OpInfo loopCond = entry("LoopCond", {"pred"}, inferLoopCond);
-  loopCond.differentiable = false;
-  registry.add(std::move(loopCond));
-  registry.add(entry("Identity", {"x"}, inferPassThrough));
-
-  // The device transfer pair the placement pass inserts on a data edge between devices
-  // (docs/cuda.md "Placement"): Send runs on the producer's device and copies x to device `to`;
-  // Recv runs on the consumer's device and hands the copy to its users. Send feeds only Recv.
-  OpInfo send = entry("Send", {"x"}, inferPassThrough);
-  send.attrs = {{"to", AttrKind::Str}};
-  send.differentiable = false;
-  registry.add(std::move(send));
-  OpInfo recv = entry("Recv", {"x"}, inferPassThrough);
-  recv.attrs = {{"from", AttrKind::Str}};
-  recv.differentiable = false;
-  registry.add(std::move(recv));
-
-  // Ops the autodiff stage adds (docs/autodiff.md): materialised zeros and the stacks on which
-  // a forward loop saves what its backward loop reads. Their gradient rules live in
-  // compiler/autodiff/GradRules.cpp.
-  OpInfo zerosLike = entry("zeros_like", {"x"}, inferZerosLike);
-  zerosLike.differentiable = false;
-  registry.add(std::move(zerosLike));
-  OpInfo stackNew = entry("stack_new", {}, inferStackNew);
-  stackNew.attrs = {{"dtype", AttrKind::DType}, {"rank", AttrKind::Int}};
-  stackNew.differentiable = false;
-  registry.add(std::move(stackNew));
-  registry.add(entry("stack_push", {"stack", "x"}, inferStackPush));
-  registry.add(entry("stack_top", {"stack"}, inferStackTop));
-  registry.add(entry("stack_pop", {"stack"}, inferStackPop));
-  registry.add(entry("stack_extend", {"stack", "entries"}, inferStackExtend));
-  registry.add(entry("stack_tail", {"stack", "n"}, inferStackSplit));
-  registry.add(entry("stack_drop", {"stack", "n"}, inferStackSplit));
-  // after(x, token): x, once token exists. A checkpointed call's recomputation starts from its
-  // arguments passed through `after` the adjoint of its result, so it runs in the backward pass
-  // rather than as soon as the arguments exist; no pass looks through it.
-  registry.add(entry("after", {"x", "token"}, inferPassThrough));
-
-  // The arguments and results of an entry graph: a def compiled for a host program to call
-  // (docs/embedding.md). `arg` reads the caller's argument `index`; `retval` hands a value back
-  // as result `index` (a side effect: it is never dead code).
-  OpInfo arg = entry("arg", {}, inferArg);
-  arg.attrs = {{"index", AttrKind::Int}, {"dtype", AttrKind::DType}, {"shape", AttrKind::Shape}};
-  arg.differentiable = false;
-  registry.add(std::move(arg));
-  OpInfo retval = entry("retval", {"x"}, inferRetval);
-  retval.attrs = {{"index", AttrKind::Int}};
-  retval.differentiable = false;
-  retval.sideEffects = true;
-  registry.add(std::move(retval));
+std::optional<std::vector<rt::FusedStatement>> parseFusedBody(std::string_view body,
+                                                              size_t numInputs) {
+  auto statements = rt::parseFusedStatements(body, numInputs);
+  if (!statements)
+    return std::nullopt;
+  for (const rt::FusedStatement &st : *statements)
+    if (!isStatementOp(st))
+      return std::nullopt;
+  return statements;
 }
 
 } // namespace dlm

@@ -1,10 +1,11 @@
 //===- compiler/ir/OpRegistry.cpp - The op table and its lookups -----------===//
 //
 // Storage and lookup for op entries, attribute printing and the attribute accessors type rules
-// use. The entries are added by registerBuiltinOps (Ops.cpp).
+// use. The entries come from ops/Ops.def (fillOpEntries, Ops.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/ir/OpRegistry.h"
+#include "compiler/ir/OpRules.h"
 
 #include <cassert>
 #include <charconv>
@@ -107,10 +108,7 @@ const AttrSpec *OpInfo::findAttr(std::string_view attr) const {
   return nullptr;
 }
 
-OpRegistry::OpRegistry() {
-  registerBuiltinOps(*this);
-  registerGraphOps(*this);
-}
+OpRegistry::OpRegistry() : ops_(kNumOpKinds) { fillOpEntries(ops_); }
 
 OpRegistry &OpRegistry::get() {
   static OpRegistry registry;
@@ -118,32 +116,15 @@ OpRegistry &OpRegistry::get() {
 }
 
 const OpInfo *OpRegistry::lookup(std::string_view name) const {
-  auto it = ops_.find(name);
-  return it == ops_.end() ? nullptr : &it->second;
-}
-
-OpInfo *OpRegistry::lookupMutable(std::string_view name) {
-  auto it = ops_.find(name);
-  return it == ops_.end() ? nullptr : &it->second;
+  std::optional<OpKind> kind = opKindNamed(name);
+  return kind ? &ops_[size_t(*kind)] : nullptr;
 }
 
 std::vector<const OpInfo *> OpRegistry::all() const {
   std::vector<const OpInfo *> out;
-  for (const auto &[name, info] : ops_)
-    out.push_back(&info);
+  for (OpKind k : optable::kByName)
+    out.push_back(&ops_[size_t(k)]);
   return out;
-}
-
-OpInfo &OpRegistry::add(OpInfo info) {
-  assert(info.infer && "every op needs a type rule");
-  // Kernels are named after the op (docs/ops.md) unless an entry says otherwise.
-  for (std::string &kernel : info.kernels)
-    if (kernel.empty())
-      kernel = info.name;
-  std::string name = info.name;
-  auto [it, inserted] = ops_.insert_or_assign(std::move(name), std::move(info));
-  (void)inserted;
-  return it->second;
 }
 
 Type OpRegistry::infer(const OpInfo &op, const std::vector<Type> &operands, const Attrs &attrs,

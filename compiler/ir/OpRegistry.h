@@ -1,17 +1,19 @@
 //===- compiler/ir/OpRegistry.h - One op, one place ------------------------===//
 //
-// Every operation of docs/ops.md is declared once here (DESIGN.md "one op, one place"): its name,
-// operands, attributes and dtype/shape rule, which sema uses to type the program, plus the slots
-// the graph stages fill — gradient rule, cost class, elementwise flag, side effects and the kernel
-// name per device. Passes look facts up by op name; none of them switches over all ops.
+// The compiler's view of the op table (ops/Ops.def, DESIGN.md "one op, one place"): for every
+// OpKind its name, operands, attributes and dtype/shape rule, which sema uses to type the
+// program, its flags, and the slot autodiff fills with the gradient rule. Entries are indexed by
+// kind; a name is looked up only where text comes in. No pass switches over all ops.
 //
-// The entries themselves live in Ops.cpp, one small rule function per family of ops.
+// The type rules live in Ops.cpp, ShapeOps.cpp, NNOps.cpp and GraphOps.cpp, one small rule
+// function per family of ops (compiler/ir/OpRules.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef DLM_IR_OPREGISTRY_H
 #define DLM_IR_OPREGISTRY_H
 
 #include "compiler/ir/Type.h"
+#include "ops/OpKind.h"
 
 #include <cstdint>
 #include <map>
@@ -81,11 +83,12 @@ struct GradContext;
 using GradRuleFn = void (*)(GradContext &);
 
 enum class CostClass : uint8_t { Cheap, Expensive };
-enum class Device : uint8_t { CPU, CUDA };
-inline constexpr size_t kNumDevices = 2;
 
 struct OpInfo {
+  OpKind kind = OpKind::Add;
   std::string name;
+  /// ops/Ops.def's flags (opflag::Elementwise, ...); the fields below spell out the common ones.
+  OpFlags flags;
   /// Operand names; when `variadic`, the last one repeats (zero or more times).
   std::vector<std::string> operands;
   bool variadic = false;
@@ -94,35 +97,34 @@ struct OpInfo {
   InferFn infer = nullptr;
 
   // --- Facts for the graph stages (lowering, autodiff, scheduling, codegen) ---
-  /// Reverse-mode rule; null until autodiff registers one. Must be set when `differentiable`.
+  /// Reverse-mode rule; null until autodiff registers one. Set for every differentiable op.
   GradRuleFn grad = nullptr;
   bool differentiable = true;
   CostClass cost = CostClass::Cheap;
   bool elementwise = false;
   /// Ordered by control edges; never removed as dead code.
   bool sideEffects = false;
-  /// Kernel name per Device (index by Device); defaults to the op name.
-  std::string kernels[kNumDevices];
 
   const AttrSpec *findAttr(std::string_view attr) const;
   /// Fewest operands accepted.
   size_t minOperands() const { return variadic ? operands.size() - 1 : operands.size(); }
+  /// Whether every flag of `f` holds: `info.has(opflag::Commutative)`.
+  bool has(OpFlags f) const { return flags.has(f); }
 };
 
 class OpRegistry {
 public:
-  /// The process-wide registry, filled on first use from Ops.cpp.
+  /// The process-wide registry, filled on first use from ops/Ops.def.
   static OpRegistry &get();
 
+  /// The entry of `kind`.
+  const OpInfo &info(OpKind kind) const { return ops_[size_t(kind)]; }
   /// Entry for `name`, or null when there is no such op.
   const OpInfo *lookup(std::string_view name) const;
-  /// Mutable entry for the graph stages to fill their slots at start-up (null if absent).
-  OpInfo *lookupMutable(std::string_view name);
+  /// Mutable entry for autodiff to fill the gradient slot at start-up.
+  OpInfo &infoMutable(OpKind kind) { return ops_[size_t(kind)]; }
   /// All entries, in name order.
   std::vector<const OpInfo *> all() const;
-
-  /// Adds an entry; used by Ops.cpp and by later stages that add graph-only ops.
-  OpInfo &add(OpInfo info);
 
   /// Runs `op`'s type rule. On failure returns the error type and fills `error`/`culprit`.
   Type infer(const OpInfo &op, const std::vector<Type> &operands, const Attrs &attrs,
@@ -130,13 +132,11 @@ public:
 
 private:
   OpRegistry();
-  std::map<std::string, OpInfo, std::less<>> ops_;
+  std::vector<OpInfo> ops_; // index: OpKind
 };
 
-/// Fills `registry` with the ops of docs/ops.md (Ops.cpp).
-void registerBuiltinOps(OpRegistry &registry);
-/// Adds the graph-only ops: the control-flow primitives and lowering's helpers (GraphOps.cpp).
-void registerGraphOps(OpRegistry &registry);
+/// The registry entry of `kind`: `opInfo(OpKind::Add).elementwise`.
+inline const OpInfo &opInfo(OpKind kind) { return OpRegistry::get().info(kind); }
 
 } // namespace dlm
 

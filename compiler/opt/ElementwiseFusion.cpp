@@ -168,7 +168,6 @@ void fuse(Graph &g, std::vector<NodeId> members, const std::vector<size_t> &pos,
 } // namespace
 
 PassResult runElementwiseFusion(Graph &g, PassContext &ctx) {
-  registerFusedOp();
   std::optional<std::vector<NodeId>> order = g.topologicalOrder();
   if (!order)
     return PassResult::Unchanged;

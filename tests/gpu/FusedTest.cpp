@@ -117,7 +117,6 @@ Attrs bodyAttr(const std::string &body) {
 
 TEST(CudaFused, MatchesTheCpu) {
   REQUIRE_GPU();
-  registerFusedOp(); // the CPU kernel (the interpreter)
   codegen::installPtxCompiler();
   SEEDED_GENERATOR(gen);
   Tensor x = randomF32({37, 129}, gen), y = randomF32({37, 129}, gen), row = randomF32({129}, gen),

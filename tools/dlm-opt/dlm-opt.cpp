@@ -166,7 +166,6 @@ std::optional<ValueRef> parseOutput(DiagnosticEngine &diag, const Graph &g, llvm
 }
 
 int run(const Options &opts) {
-  registerFusedOp(); // the optimizer's own op may appear in the input
   DiagnosticEngine diag(llvm::errs(), "dlm-opt");
   std::optional<unsigned> buffer = readInput(diag, opts.input);
   if (!buffer)

@@ -52,7 +52,7 @@ write("compiler/ir/BadIr.cpp", '"DlmLexer.h"', '"compiler/frontend/AST.h"')
 write("tools/dlmc/BadTool.cpp", '"compiler/sema/Sema.h"')
 write("tests/sema/BadTest.cpp", '"DlmParser.h"')
 write("runtime/exec/BadExec.cpp", '"runtime/exec/Executor.h"', '"compiler/support/Diagnostics.h"')
-write("compiler/ir/Ops.def", '"compiler/ir/Graph.h"')
+write("ops/Ops.def", '"compiler/ir/Graph.h"')
 write("misc/BadNowhere.cpp", '"runtime/DType.h"')
 write("compiler/codegen/CMakeLists.txt", text="# codegen\nadd_library(dlm_codegen STATIC x.cpp)\n"
       "target_link_libraries(dlm_codegen PUBLIC dlm_ir # the IR\n"

@@ -76,7 +76,7 @@ TEST(OpRegistry, Facts) {
   ASSERT_TRUE(add);
   EXPECT_TRUE(add->elementwise);
   EXPECT_TRUE(add->differentiable);
-  EXPECT_EQ(add->kernels[size_t(Device::CPU)], "add");
+  EXPECT_EQ(add->kind, OpKind::Add);
   EXPECT_EQ(OpRegistry::get().lookup("matmul")->cost, CostClass::Expensive);
   EXPECT_TRUE(OpRegistry::get().lookup("print")->sideEffects);
   EXPECT_FALSE(OpRegistry::get().lookup("argmax")->differentiable);

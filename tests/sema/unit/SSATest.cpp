@@ -17,7 +17,7 @@ using namespace dlm::ssa;
 namespace {
 
 Value *emitConst(Block &b, int64_t v) {
-  b.ops.push_back(std::make_unique<Operation>(OpKind::Builtin, llvm::SMRange()));
+  b.ops.push_back(std::make_unique<Operation>(ssa::OpKind::Builtin, llvm::SMRange()));
   Operation &op = *b.ops.back();
   op.parent = &b;
   op.info = OpRegistry::get().lookup("const");
@@ -25,7 +25,7 @@ Value *emitConst(Block &b, int64_t v) {
   return op.addResult(Type::intTy());
 }
 
-Operation &emitOp(Block &b, OpKind kind, std::vector<Value *> operands) {
+Operation &emitOp(Block &b, ssa::OpKind kind, std::vector<Value *> operands) {
   b.ops.push_back(std::make_unique<Operation>(kind, llvm::SMRange()));
   Operation &op = *b.ops.back();
   op.parent = &b;
@@ -49,20 +49,20 @@ struct IfProgram {
     Function &f = p.addFunction("main", {});
     Block &entry = f.entry();
     Value *one = emitConst(entry, 1);
-    entry.ops.push_back(std::make_unique<Operation>(OpKind::Builtin, llvm::SMRange()));
+    entry.ops.push_back(std::make_unique<Operation>(ssa::OpKind::Builtin, llvm::SMRange()));
     Operation &cmp = *entry.ops.back();
     cmp.info = OpRegistry::get().lookup("lt");
     cmp.operands = {one, one};
     Value *c = cmp.addResult(Type::boolTy());
-    Operation &ifo = emitOp(entry, OpKind::If, {c});
+    Operation &ifo = emitOp(entry, ssa::OpKind::If, {c});
     Block &thenB = *ifo.addRegion().block;
     elseBlock = ifo.addRegion().block.get();
-    emitOp(thenB, OpKind::Yield, {one});
+    emitOp(thenB, ssa::OpKind::Yield, {one});
     Value *two = emitConst(*elseBlock, 2);
-    emitOp(*elseBlock, OpKind::Yield, {two});
+    emitOp(*elseBlock, ssa::OpKind::Yield, {two});
     ifo.addResult(Type::intTy());
     ifOp = &ifo;
-    emitOp(entry, OpKind::Return, {});
+    emitOp(entry, ssa::OpKind::Return, {});
   }
 };
 
@@ -96,7 +96,7 @@ TEST(SSA, VerifierChecksScopes) {
   Value *inner = prog.elseBlock->ops.front()->result();
   Block &entry = prog.p.main()->entry();
   entry.ops.insert(entry.ops.end() - 1,
-                   std::make_unique<Operation>(OpKind::Tuple, llvm::SMRange()));
+                   std::make_unique<Operation>(ssa::OpKind::Tuple, llvm::SMRange()));
   entry.ops[entry.ops.size() - 2]->operands = {inner};
   EXPECT_NE(verify(prog.p).find("uses a value that is not defined before it"), std::string::npos);
 }
@@ -106,19 +106,19 @@ TEST(SSA, WhileHeaderValues) {
   Function &f = p.addFunction("main", {});
   Block &entry = f.entry();
   Value *zero = emitConst(entry, 0);
-  Operation &w = emitOp(entry, OpKind::While, {zero});
+  Operation &w = emitOp(entry, ssa::OpKind::While, {zero});
   w.carried.push_back(std::make_unique<Value>(Type::intTy(), nullptr, 0, llvm::SMRange()));
   Value *i = w.carried[0].get();
   Block &cond = *w.addRegion().block;
-  cond.ops.push_back(std::make_unique<Operation>(OpKind::Builtin, llvm::SMRange()));
+  cond.ops.push_back(std::make_unique<Operation>(ssa::OpKind::Builtin, llvm::SMRange()));
   cond.ops.back()->info = OpRegistry::get().lookup("lt");
   cond.ops.back()->operands = {i, zero};
   Value *c = cond.ops.back()->addResult(Type::boolTy());
-  emitOp(cond, OpKind::Condition, {c});
+  emitOp(cond, ssa::OpKind::Condition, {c});
   Block &body = *w.addRegion().block;
-  emitOp(body, OpKind::Yield, {i});
+  emitOp(body, ssa::OpKind::Yield, {i});
   w.addResult(Type::intTy());
-  emitOp(entry, OpKind::Return, {});
+  emitOp(entry, ssa::OpKind::Return, {});
   EXPECT_EQ(verify(p), "");
   EXPECT_NE(printed(p).find("%1 = while iter (%2 = %0) : int {"), std::string::npos);
   EXPECT_NE(printed(p).find("} do {\n    yield %2\n  }"), std::string::npos);
@@ -139,13 +139,13 @@ TEST(SSA, PrintLocsShowsInlinedCallChains) {
   Function &f = p.addFunction("main", at(mainBuf, 1, 1));
   Value *one = emitConst(f.entry(), 1);
   f.entry().ops.back()->loc = at(mainBuf, 1, 5);
-  Operation &copied = emitOp(f.entry(), OpKind::Tuple, {one});
+  Operation &copied = emitOp(f.entry(), ssa::OpKind::Tuple, {one});
   copied.addResult(Type::tuple({Type::intTy()}));
   copied.loc = at(fBuf, 2, 12);
   copied.gradOf = "sin";
   const InlineSite *outer = p.addSite(at(mainBuf, 2, 5), "g", nullptr);
   copied.inlinedAt = p.addSite(at(gBuf, 2, 12), "f", outer);
-  emitOp(f.entry(), OpKind::Return, {}).loc = at(mainBuf, 2, 1);
+  emitOp(f.entry(), ssa::OpKind::Return, {}).loc = at(mainBuf, 2, 1);
   std::string s;
   llvm::raw_string_ostream os(s);
   PrintOptions options;
