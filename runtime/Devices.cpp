@@ -1,6 +1,7 @@
 //===- runtime/Devices.cpp - Device names, requests and what each device runs ===//
 #include "runtime/Devices.h"
 
+#include "ops/OpKind.h"
 #include "runtime/Error.h"
 
 #include <algorithm>
@@ -25,21 +26,14 @@ Device runtimeDevice(std::string_view device) {
 
 namespace {
 
-// The registration table of kernels/cuda/CudaKernels.cpp, by name.
-constexpr std::string_view kCudaOps[] = {
-    "add",           "sub",    "mul",       "div",   "maximum", "minimum", "neg",
-    "abs",           "exp",    "log",       "sqrt",  "tanh",    "sigmoid", "relu",
-    "sum",           "mean",   "max",       "min",   "argmax",  "softmax", "log_softmax",
-    "cross_entropy", "matmul", "transpose", "fused", "gather"};
-
-// The statement ops of a `fused` body the NVPTX code generator compiles without libm.
-constexpr std::string_view kCudaFusedOps[] = {
-    "add",         "sub",          "mul",         "div",   "maximum",
-    "minimum",     "clip",         "neg",         "abs",   "relu",
-    "exp",         "tanh",         "sigmoid",     "sqrt",  "eq",
-    "ne",          "lt",           "le",          "gt",    "ge",
-    "logical_and", "logical_or",   "logical_not", "where", "stop_gradient",
-    "relu_grad",   "sigmoid_grad", "tanh_grad"};
+/// The names of the ops with flag `f` (ops/Ops.def), in table order.
+std::vector<std::string_view> opsFlagged(OpFlags f) {
+  std::vector<std::string_view> names;
+  for (OpKind k : allOpKinds())
+    if (opHas(k, f))
+      names.push_back(opName(k));
+  return names;
+}
 
 FusedPtxCompiler installedPtxCompiler = nullptr;
 
@@ -80,7 +74,8 @@ bool cudaResultOk(std::string_view op, const TensorSig &t) {
 
 bool cudaRuns(std::string_view op, std::span<const TensorSig> operands,
               std::span<const TensorSig> results) {
-  if (std::find(std::begin(kCudaOps), std::end(kCudaOps), op) == std::end(kCudaOps))
+  std::optional<OpKind> kind = opKindNamed(op);
+  if (!kind || !opHas(*kind, opflag::Cuda))
     return false;
   if (results.empty())
     return false;
@@ -117,8 +112,15 @@ void recvKernel(std::span<const Value> inputs, const Attrs &, std::vector<Value>
 
 } // namespace
 
-std::span<const std::string_view> cudaOps() { return kCudaOps; }
-std::span<const std::string_view> cudaFusedOps() { return kCudaFusedOps; }
+std::span<const std::string_view> cudaOps() {
+  static const std::vector<std::string_view> names = opsFlagged(opflag::Cuda);
+  return names;
+}
+
+std::span<const std::string_view> cudaFusedOps() {
+  static const std::vector<std::string_view> names = opsFlagged(opflag::CudaFused);
+  return names;
+}
 
 void setFusedPtxCompiler(FusedPtxCompiler compiler) { installedPtxCompiler = compiler; }
 FusedPtxCompiler fusedPtxCompiler() { return installedPtxCompiler; }
@@ -133,8 +135,8 @@ bool deviceRuns(std::string_view device, std::string_view op, std::span<const Te
 }
 
 void registerTransferKernels() {
-  registerKernel("Send", Device::CPU, sendKernel);
-  registerKernel("Recv", Device::CPU, recvKernel);
+  registerKernel(OpKind::Send, Device::CPU, sendKernel);
+  registerKernel(OpKind::Recv, Device::CPU, recvKernel);
 }
 
 } // namespace dlm::rt

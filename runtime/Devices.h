@@ -47,8 +47,8 @@ struct TensorSig {
   bool isHostValue() const { return !isTensor || dims.empty(); }
 };
 
-/// The ops the CUDA backend has kernels for (kernels/cuda registers exactly these, plus the
-/// transfer pair Send/Recv); tests/gpu checks the two lists agree.
+/// The ops the CUDA backend has kernels for: ops/Ops.def's `Cuda` rows (kernels/cuda registers
+/// exactly these, plus the transfer pair Send/Recv; tests/gpu checks the two agree).
 std::span<const std::string_view> cudaOps();
 
 /// True when `device` has a kernel for `op` with these operands and results. The CPU runs
@@ -60,7 +60,8 @@ bool deviceRuns(std::string_view device, std::string_view op, std::span<const Te
                 std::span<const TensorSig> results);
 
 /// The statement ops a `fused` body may use for its generated GPU kernel (compiler/codegen/
-/// Nvptx.h): the elementwise ops whose code needs no C library function (log, sin, cos, pow and
+/// Nvptx.h), ops/Ops.def's `CudaFused` rows: the elementwise ops whose code needs no C library
+/// function (log, sin, cos, pow and
 /// f64 exp/tanh/sigmoid call libm, which PTX does not have). Placement keeps a `fused` node whose
 /// body uses anything else, or computes in f64, on the CPU; tests/gpu checks that the code
 /// generator compiles every op listed here.

@@ -21,6 +21,7 @@
 #ifndef DLM_RUNTIME_KERNEL_H
 #define DLM_RUNTIME_KERNEL_H
 
+#include "ops/OpKind.h"
 #include "runtime/Tensor.h"
 
 #include <map>
@@ -130,8 +131,17 @@ struct KernelInfo {
 /// start-up by a backend (the CPU kernels register themselves on first lookup).
 void registerKernel(std::string_view name, Device device, KernelFn fn);
 
+/// Registers the kernel of op `kind` (named after it) on `device`.
+inline void registerKernel(OpKind kind, Device device, KernelFn fn) {
+  registerKernel(opName(kind), device, fn);
+}
+
 /// The kernel of op `name` on `device`, or nullptr.
 const KernelInfo *findKernel(std::string_view name, Device device = Device::CPU);
+/// The kernel of op `kind` on `device`, or nullptr.
+inline const KernelInfo *findKernel(OpKind kind, Device device = Device::CPU) {
+  return findKernel(opName(kind), device);
+}
 /// The stable id of op name `name` (registering the name if new), for the C ABI.
 int32_t kernelId(std::string_view name);
 /// The kernel with id `id` on `device`, or nullptr.

@@ -10,9 +10,8 @@
 namespace dlm::graph {
 
 bool isControlFlow(const Node &n) {
-  static constexpr std::string_view kOps[] = {"Switch", "Merge",         "Enter",
-                                              "Exit",   "NextIteration", "LoopCond"};
-  return std::find(std::begin(kOps), std::end(kOps), n.op) != std::end(kOps);
+  const OpInfo *info = OpRegistry::get().lookup(n.op);
+  return info && info->has(opflag::ControlFlow);
 }
 
 static bool isStatic(const Type &t) { return !t.isTensor() || t.staticNumElements().has_value(); }
@@ -122,46 +121,6 @@ static bool indexInRange(const Graph &g, const Node &n, const IntRanges *counter
 }
 
 bool mayFail(const Graph &g, const Node &n, const IntRanges *counters) {
-  static constexpr std::string_view kShapeOps[] = {"matmul",
-                                                   "dot",
-                                                   "sum",
-                                                   "mean",
-                                                   "max",
-                                                   "min",
-                                                   "logsumexp",
-                                                   "norm",
-                                                   "argmax",
-                                                   "softmax",
-                                                   "log_softmax",
-                                                   "mse",
-                                                   "reshape",
-                                                   "broadcast_to",
-                                                   "expand_dims",
-                                                   "squeeze",
-                                                   "sum_to",
-                                                   "concat",
-                                                   "stack",
-                                                   "split",
-                                                   "zeros",
-                                                   "ones",
-                                                   "full",
-                                                   "eye",
-                                                   "arange",
-                                                   "zeros_like",
-                                                   "conv2d",
-                                                   "max_pool2d",
-                                                   "avg_pool2d",
-                                                   "softmax_grad",
-                                                   "log_softmax_grad",
-                                                   "max_grad",
-                                                   "min_grad",
-                                                   "slice_grad",
-                                                   "conv2d_grad_input",
-                                                   "conv2d_grad_weight",
-                                                   "max_pool2d_grad",
-                                                   "avg_pool2d_grad",
-                                                   "matmul_bias",
-                                                   "conv2d_bias"};
   const OpInfo *info = OpRegistry::get().lookup(n.op);
   if (!info || isControlFlow(n) || neverFails(n))
     return !info;
@@ -177,7 +136,7 @@ bool mayFail(const Graph &g, const Node &n, const IntRanges *counters) {
       return true;
   if (n.op == "index")
     return !indexInRange(g, n, counters);
-  return std::find(std::begin(kShapeOps), std::end(kShapeOps), n.op) == std::end(kShapeOps);
+  return !info->has(opflag::FailsOnlyOnShapes);
 }
 
 } // namespace dlm::graph

@@ -570,11 +570,8 @@ private:
   /// integer *tensor* (`sqrt(sum(tensor([1, 2, 3])))`): the operand is cast to the result's
   /// dtype first. Without the cast the graph executor printed a Python float at -O0.
   static std::optional<DType> unaryComputeDType(const ssa::Operation &op) {
-    static constexpr std::string_view kFloatUnary[] = {"exp", "log",  "sqrt",   "sin",
-                                                       "cos", "tanh", "sigmoid"};
     if (op.operands.size() != 1 || op.results.size() != 1 ||
-        std::find(std::begin(kFloatUnary), std::end(kFloatUnary), op.info->name) ==
-            std::end(kFloatUnary))
+        !op.info->has(opflag::Elementwise | opflag::FloatResult))
       return std::nullopt;
     const Type &in = op.operands[0]->type, &out = op.result()->type;
     if (!in.isTensor() || in.rank() != 0 || isFloat(in.dtype()) || !out.isTensor() ||

@@ -129,11 +129,11 @@ bool logOfExp(Graph &g, NodeId id) { return cancelPair(g, id, "log", "exp"); }
 
 /// Ops whose results are never negative (so log then exp gives them back, 0 and inf included).
 bool isNonNegative(const Node &n) {
-  static const char *const kOps[] = {"exp", "sigmoid", "softmax", "relu", "abs", "sqrt"};
-  return std::find(std::begin(kOps), std::end(kOps), n.op) != std::end(kOps);
+  const OpInfo *info = OpRegistry::get().lookup(n.op);
+  return info && info->has(opflag::NonNegative);
 }
 
-// exp(log(x)) -> x when x >= 0 by construction (exp, sigmoid, softmax, relu, abs, sqrt)
+// exp(log(x)) -> x when x >= 0 by construction (NonNegative: exp, sigmoid, softmax, relu, ...)
 bool expOfLog(Graph &g, NodeId id) {
   const Node &n = g.node(id);
   if (n.op != "exp" || producer(g, n.inputs[0]).op != "log")

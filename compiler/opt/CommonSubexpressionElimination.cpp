@@ -34,9 +34,8 @@ using namespace graph;
 namespace {
 
 bool isCommutative(const std::string &op) {
-  static const char *const kOps[] = {"add", "mul", "maximum",     "minimum",
-                                     "eq",  "ne",  "logical_and", "logical_or"};
-  return std::find(std::begin(kOps), std::end(kOps), op) != std::end(kOps);
+  const OpInfo *info = OpRegistry::get().lookup(op);
+  return info && info->has(opflag::Commutative);
 }
 
 using Key = std::tuple<std::string, FrameId, std::vector<ValueRef>>;

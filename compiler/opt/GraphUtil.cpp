@@ -10,18 +10,13 @@ namespace dlm::opt {
 
 using namespace graph;
 
-/// Ops that draw random numbers without being marked as side effects in the registry.
-static bool drawsRandomNumbers(const Node &n) { return n.op == "dropout"; }
-
 bool hasEffect(const Node &n) {
-  if (drawsRandomNumbers(n))
-    return true;
   const OpInfo *info = OpRegistry::get().lookup(n.op);
   return info && info->sideEffects;
 }
 
 bool isPure(const Node &n) {
-  if (isControlFlow(n) || drawsRandomNumbers(n) || n.op.starts_with("stack_"))
+  if (isControlFlow(n) || n.op.starts_with("stack_"))
     return false;
   // An Identity with control inputs is a pivot: it exists for the nodes hanging from it.
   if (n.op == "Identity")

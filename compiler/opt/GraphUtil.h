@@ -17,8 +17,9 @@
 
 namespace dlm::opt {
 
-/// True when running `n` is itself observable: its registry entry has side effects (print,
-/// save, load, assert, seed, randn, rand) or it draws random numbers (dropout).
+/// True when running `n` is itself observable: its op has side effects (ops/Ops.def
+/// `SideEffects`: print, save, load, assert, seed, and the ops that draw random numbers, randn,
+/// rand, randperm, dropout).
 bool hasEffect(const graph::Node &n);
 
 /// True when `n` computes its outputs from its inputs and attributes alone: no side effect

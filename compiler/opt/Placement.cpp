@@ -66,8 +66,9 @@ struct CostModel {
   static constexpr double kBytesPerNs = 12;     ///< ~12 GB/s pageable host <-> device
   static constexpr double kCpuFlopsPerNs = 16;  ///< what the CPU kernels sustain
   /// Flops per element of an elementwise op (transcendental ones are polynomial chains).
-  static double perElement(const std::string &op) {
-    return op == "exp" || op == "tanh" || op == "sigmoid" || op == "log" || op == "sqrt" ? 10 : 1;
+  static double perElement(std::string_view op) {
+    const OpInfo *info = OpRegistry::get().lookup(op);
+    return info && info->has(opflag::Transcendental) ? 10 : 1;
   }
 };
 
@@ -145,16 +146,16 @@ private:
   }
 
   /// A `fused` body runs on the GPU when every statement is an op the generated kernels have
-  /// (rt::cudaFusedOps: no C library calls) and none computes in f64.
+  /// (`CudaFused`: no C library calls) and none computes in f64.
   bool fusedBodyRuns(const Node &n) const {
     const std::string *text = n.attrAs<std::string>("body");
     std::optional<std::vector<FusedStatement>> body =
         text ? parseFusedBody(*text, n.inputs.size()) : std::nullopt;
     if (!body)
       return false;
-    std::span<const std::string_view> ops = rt::cudaFusedOps();
     return std::all_of(body->begin(), body->end(), [&](const FusedStatement &st) {
-      return st.dtype != DType::F64 && std::find(ops.begin(), ops.end(), st.op) != ops.end();
+      const OpInfo *info = OpRegistry::get().lookup(st.op);
+      return st.dtype != DType::F64 && info && info->has(opflag::CudaFused);
     });
   }
 

@@ -1,252 +1,19 @@
 //===- compiler/sema/SemaBuiltins.cpp - The language's built-in functions --===//
 //
 // Maps each built-in of LANGUAGE.md "Built-in operations" onto registry ops: binds the call's
-// positional and keyword arguments to the built-in's parameters (arity and keyword errors are
-// reported here, once for all built-ins), turns constant arguments into op attributes (axes,
-// dtypes, shapes — a run-time int in a shape becomes a symbolic dim plus an operand) and lets
-// the registry's type rule do the rest. grad, value_and_grad and checkpoint make function
-// values; save/load flatten and re-nest tuples of tensors.
+// positional and keyword arguments to the built-in's parameters and turns constant arguments
+// into op attributes (axes, dtypes, shapes — a run-time int in a shape becomes a symbolic dim
+// plus an operand; BuiltinArgs.h, where arity and keyword errors are reported once for all
+// built-ins) and lets the registry's type rule do the rest. The plain builtins (exp, maximum,
+// matmul, ...) come from the op table: its rows marked Builtin. grad, value_and_grad and checkpoint
+// make function values; save/load flatten and re-nest tuples of tensors.
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/sema/SemaImpl.h"
+#include "compiler/sema/BuiltinArgs.h"
 
 namespace dlm::sema {
 
 namespace {
-
-/// Parameters of a built-in: a trailing '=' marks an optional one; "*name" takes the remaining
-/// positional arguments.
-using Params = std::vector<std::string>;
-
-struct Bound {
-  std::map<std::string, Operand> args;
-  std::vector<Operand> rest;
-  const Operand *get(const std::string &n) const {
-    auto it = args.find(n);
-    return it == args.end() ? nullptr : &it->second;
-  }
-};
-
-bool bindBuiltin(Sema &s, CallArgs &a, const Params &params, Bound &out) {
-  const std::string &fn = a.calleeName;
-  std::vector<std::string> names;
-  size_t required = 0;
-  bool variadic = false;
-  for (const std::string &p : params) {
-    if (p[0] == '*') {
-      variadic = true;
-      continue;
-    }
-    bool optional = p.back() == '=';
-    names.push_back(optional ? p.substr(0, p.size() - 1) : p);
-    if (!optional)
-      ++required;
-  }
-  // Positional arguments fill the parameters before a "*rest", then the rest.
-  size_t fixedBeforeRest = 0;
-  for (const std::string &p : params) {
-    if (p[0] == '*')
-      break;
-    ++fixedBeforeRest;
-  }
-  size_t npos = a.positional.size();
-  size_t maxPos = variadic ? SIZE_MAX : names.size();
-  if (npos > maxPos) {
-    bool exact = required == names.size();
-    s.error(a.loc, "'" + fn + "' takes " + (exact ? "" : "at most ") +
-                       std::to_string(names.size()) + " argument" + (names.size() == 1 ? "" : "s") +
-                       ", " + std::to_string(npos) + " given");
-    return false;
-  }
-  for (size_t i = 0; i < npos; ++i) {
-    if (variadic && i >= fixedBeforeRest)
-      out.rest.push_back(a.positional[i]);
-    else
-      out.args[names[i]] = a.positional[i];
-  }
-  bool ok = true;
-  for (auto &[kw, val] : a.keywords) {
-    if (std::find(names.begin(), names.end(), kw->name) == names.end()) {
-      std::string guess = closestName(kw->name, names);
-      s.error(kw->nameRange, "'" + fn + "' has no parameter named '" + kw->name + "'" +
-                                 (guess.empty() ? "" : "; did you mean '" + guess + "'?"));
-      ok = false;
-      continue;
-    }
-    if (out.args.count(kw->name)) {
-      s.error(kw->nameRange, "argument '" + kw->name + "' of '" + fn + "' is given twice");
-      ok = false;
-      continue;
-    }
-    out.args[kw->name] = val;
-  }
-  for (const std::string &p : params) {
-    if (p[0] == '*' || p.back() == '=' || out.args.count(p))
-      continue;
-    s.error(a.loc, "missing argument '" + p + "' in call to '" + fn + "'");
-    ok = false;
-  }
-  return ok;
-}
-
-llvm::SMRange where(const Operand &o, const CallArgs &a) {
-  return o.expr ? o.expr->getRange() : a.loc;
-}
-
-/// An error about the argument `o`: at its expression, naming the user's argument it came from
-/// when the call is inside a library function.
-void errorAt(Sema &s, const Operand &o, const CallArgs &a, const std::string &message) {
-  s.error(where(o, a), message, {o});
-}
-
-std::string describeOperand(const Operand &o) {
-  if (o.callee)
-    return "a function";
-  if (o.module)
-    return "a module";
-  if (o.dtype)
-    return "a dtype";
-  return o.type.str();
-}
-
-/// A constant int argument (an attribute).
-std::optional<int64_t> constInt(Sema &s, const CallArgs &a, const Operand &o, const char *what) {
-  if (auto c = Sema::intConst(o))
-    return *c;
-  errorAt(s, o, a,
-          std::string("'") + what + "' of '" + a.calleeName + "' must be a constant int, found " +
-              (o.type.kind() == Type::Kind::Int ? "a run-time int" : describeOperand(o)));
-  return std::nullopt;
-}
-
-/// The constant `axis=` argument of a call that defaults it to 0; nullopt after an error.
-std::optional<int64_t> optionalAxis(Sema &s, const CallArgs &a, const Bound &b) {
-  const Operand *o = b.get("axis");
-  return o ? constInt(s, a, *o, "axis") : std::optional<int64_t>(0);
-}
-
-/// The constant ints of an int or a tuple of ints (`axis=1`, `axis=(0, 1)`).
-std::optional<std::vector<int64_t>> constInts(Sema &s, const CallArgs &a, const Operand &o,
-                                              const char *what) {
-  if (!o.type.isTuple()) {
-    auto c = constInt(s, a, o, what);
-    return c ? std::optional(std::vector<int64_t>{*c}) : std::nullopt;
-  }
-  std::vector<int64_t> out;
-  for (size_t i = 0; i < o.type.elements().size(); ++i) {
-    Operand e = s.getElement(o, i, where(o, a));
-    e.expr = o.expr;
-    auto c = constInt(s, a, e, what);
-    if (!c)
-      return std::nullopt;
-    out.push_back(*c);
-  }
-  return out;
-}
-
-std::optional<bool> constBool(Sema &s, const CallArgs &a, const Operand &o, const char *what) {
-  Const c = Sema::constOf(o.value);
-  if (auto *b = std::get_if<bool>(&c))
-    return *b;
-  errorAt(s, o, a,
-          std::string("'") + what + "' of '" + a.calleeName + "' must be a constant bool, found " +
-              describeOperand(o));
-  return std::nullopt;
-}
-
-std::optional<double> constFloat(Sema &s, const CallArgs &a, const Operand &o, const char *what) {
-  Const c = Sema::constOf(o.value);
-  if (auto *d = std::get_if<double>(&c))
-    return *d;
-  if (auto *i = std::get_if<int64_t>(&c))
-    return double(*i);
-  errorAt(s, o, a,
-          std::string("'") + what + "' of '" + a.calleeName +
-              "' must be a constant number, found " + describeOperand(o));
-  return std::nullopt;
-}
-
-std::optional<DType> dtypeArg(Sema &s, const CallArgs &a, const Bound &b, DType otherwise) {
-  const Operand *o = b.get("dtype");
-  if (!o)
-    return otherwise;
-  if (o->dtype)
-    return *o->dtype;
-  errorAt(s, *o, a,
-          "'dtype' of '" + a.calleeName + "' must be a dtype (f32, f64, i32, i64, bool), found " +
-              describeOperand(*o));
-  return std::nullopt;
-}
-
-/// Dims given as ints (`zeros(2, n)`) or one tuple (`zeros(x.shape)`): a constant is a static
-/// dim, the size of a symbolic dim (`x.shape[0]`) is that symbol, any other run-time int a fresh
-/// symbol; the non-constant ones are returned as operands. `allowInfer` accepts one -1.
-bool shapeArgs(Sema &s, const CallArgs &a, std::vector<Operand> dims, Shape &shape,
-               std::vector<Value *> &dynamic, bool allowInfer) {
-  if (dims.size() == 1 && dims[0].type.isTuple()) {
-    Operand t = dims[0];
-    dims.clear();
-    for (size_t i = 0; i < t.type.elements().size(); ++i) {
-      dims.push_back(s.getElement(t, i, where(t, a)));
-      dims.back().expr = t.expr;
-    }
-  }
-  for (const Operand &d : dims) {
-    if (d.type.kind() != Type::Kind::Int) {
-      errorAt(s, d, a,
-              "a dimension of '" + a.calleeName + "' must be an int, found " + describeOperand(d));
-      return false;
-    }
-    if (auto c = Sema::intConst(d)) {
-      if (*c == -1 && allowInfer) {
-        shape.push_back(inferDim());
-        continue;
-      }
-      if (*c < 0) {
-        errorAt(s, d, a, "negative dimension " + std::to_string(*c) + " in '" + a.calleeName + "'");
-        return false;
-      }
-      shape.push_back(Dim::fixed(*c));
-      continue;
-    }
-    auto sym = s.dimOfInt(d.value);
-    shape.push_back(sym ? *sym : s.program->dims.fresh());
-    dynamic.push_back(d.value);
-  }
-  return true;
-}
-
-/// Leaves of a tensor or nested tuple of tensors, in order.
-void flatten(Sema &s, const Operand &o, llvm::SMRange loc, std::vector<Operand> &out) {
-  if (!o.type.isTuple()) {
-    out.push_back(o);
-    return;
-  }
-  for (size_t i = 0; i < o.type.elements().size(); ++i) {
-    Operand e = s.getElement(o, i, loc);
-    e.expr = o.expr;
-    flatten(s, e, loc, out);
-  }
-}
-
-void flattenTypes(const Type &t, std::vector<Type> &out) {
-  if (!t.isTuple()) {
-    out.push_back(t);
-    return;
-  }
-  for (const Type &e : t.elements())
-    flattenTypes(e, out);
-}
-
-/// Rebuilds a value of type `like` from the flat tuple `flat`, starting at leaf `next`.
-Operand renest(Sema &s, const Type &like, const Operand &flat, size_t &next, llvm::SMRange loc) {
-  if (!like.isTuple())
-    return s.getElement(flat, next++, loc);
-  std::vector<Operand> elems;
-  for (const Type &e : like.elements())
-    elems.push_back(renest(s, e, flat, next, loc));
-  return s.tupleExpr(elems, loc);
-}
 
 /// A number literal (possibly negated) in a tensor literal.
 Const literalValue(const Expr *e) {
@@ -321,10 +88,12 @@ struct BuiltinInfo {
   bool method; ///< callable as x.name(...)
 };
 
+/// A plain builtin of one operand: applied to every leaf of a tuple.
 Operand unaryOp(Sema &s, CallArgs &a, const Bound &b) {
   return s.mapLeaves(a.calleeName, *b.get("x"), a.loc);
 }
 
+/// A plain builtin of two operands.
 Operand binaryOpB(Sema &s, CallArgs &a, const Bound &b) {
   return s.emitOp(a.calleeName, {*b.get("a"), *b.get("b")}, {}, a.loc);
 }
@@ -932,10 +701,12 @@ Operand rangeOutsideFor(Sema &s, CallArgs &a, const Bound &) {
 const std::map<std::string, BuiltinInfo> &table() {
   static const std::map<std::string, BuiltinInfo> t = [] {
     std::map<std::string, BuiltinInfo> m;
-    for (const char *n : {"abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu"})
-      m[n] = {{"x"}, unaryOp, true};
-    for (const char *n : {"maximum", "minimum", "pow", "matmul", "dot", "mse"})
-      m[n] = {{"a", "b"}, binaryOpB, true};
+    // The plain builtins: an op of the table called by its name (ops/Ops.def `Builtin`).
+    for (dlm::OpKind k : allOpKinds())
+      if (opHas(k, opflag::Builtin)) {
+        const OpInfo &op = opInfo(k);
+        m[op.name] = {op.operands, op.operands.size() == 1 ? unaryOp : binaryOpB, true};
+      }
     for (const char *n : {"sum", "mean", "max", "min", "logsumexp", "norm", "argmax"})
       m[n] = {{"x", "axis=", "keepdims="}, reduceOp, true};
     m["where"] = {{"cond", "a", "b"}, whereOp, false};

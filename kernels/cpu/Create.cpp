@@ -136,16 +136,16 @@ void seedKernel(Inputs ins, const Attrs &attrs, Outputs &) {
 } // namespace
 
 void registerCreateKernels() {
-  registerKernel("const", Device::CPU, constKernel);
-  registerKernel("zeros", Device::CPU, constantKernel<0>);
-  registerKernel("ones", Device::CPU, constantKernel<1>);
-  registerKernel("full", Device::CPU, fullKernel);
-  registerKernel("eye", Device::CPU, eyeKernel);
-  registerKernel("arange", Device::CPU, arangeKernel);
-  registerKernel("randn", Device::CPU, randomKernel<true>);
-  registerKernel("rand", Device::CPU, randomKernel<false>);
-  registerKernel("randperm", Device::CPU, randpermKernel);
-  registerKernel("seed", Device::CPU, seedKernel);
+  registerKernel(OpKind::Const, Device::CPU, constKernel);
+  registerKernel(OpKind::Zeros, Device::CPU, constantKernel<0>);
+  registerKernel(OpKind::Ones, Device::CPU, constantKernel<1>);
+  registerKernel(OpKind::Full, Device::CPU, fullKernel);
+  registerKernel(OpKind::Eye, Device::CPU, eyeKernel);
+  registerKernel(OpKind::Arange, Device::CPU, arangeKernel);
+  registerKernel(OpKind::Randn, Device::CPU, randomKernel<true>);
+  registerKernel(OpKind::Rand, Device::CPU, randomKernel<false>);
+  registerKernel(OpKind::Randperm, Device::CPU, randpermKernel);
+  registerKernel(OpKind::Seed, Device::CPU, seedKernel);
 }
 
 } // namespace dlm::rt::cpu

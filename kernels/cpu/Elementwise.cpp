@@ -87,8 +87,9 @@ void unaryLoop(const Tensor &out, const Tensor &x, F f) {
 Tensor as(const Tensor &t, DType dt) { return t.dtype() == dt ? t : t.to(dt); }
 
 // --- arithmetic ----------------------------------------------------------------------------
-
-enum class BinKind { Add, Sub, Mul, Div, FloorDiv, Mod, Pow, Max, Min };
+// One element of each op, in the dtype it computes in. An op's kernel is registered because
+// its struct is specialised here (registerElementwiseKernels walks ops/Ops.def): the op kind is
+// the kernels' enum, and ops/Ops.def has the names.
 
 template <typename T> T pyMod(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) {
@@ -145,9 +146,54 @@ template <typename T> T intPow(T base, T exp) {
   return (T)result;
 }
 
-template <typename T> void checkIntOperands(BinKind kind, const Tensor &b, const char *op) {
+/// Binary arithmetic: apply(x, y) on non-bool T.
+template <OpKind K> struct Arith {};
+template <> struct Arith<OpKind::Add> {
+  template <typename T> static T apply(T x, T y) { return T(x + y); }
+};
+template <> struct Arith<OpKind::Sub> {
+  template <typename T> static T apply(T x, T y) { return T(x - y); }
+};
+template <> struct Arith<OpKind::Mul> {
+  template <typename T> static T apply(T x, T y) { return T(x * y); }
+};
+template <> struct Arith<OpKind::Div> {
+  template <typename T> static T apply(T x, T y) { return T(x / y); }
+};
+template <> struct Arith<OpKind::Floordiv> {
+  template <typename T> static T apply(T x, T y) { return pyFloorDiv(x, y); }
+};
+template <> struct Arith<OpKind::Mod> {
+  template <typename T> static T apply(T x, T y) { return pyMod(x, y); }
+};
+template <> struct Arith<OpKind::Pow> {
+  template <typename T> static T apply(T x, T y) {
+    if constexpr (std::is_floating_point_v<T>)
+      return (T)std::pow(x, y);
+    else
+      return intPow(x, y);
+  }
+};
+template <> struct Arith<OpKind::Maximum> {
+  template <typename T> static T apply(T x, T y) {
+    if constexpr (std::is_floating_point_v<T>)
+      if (std::isnan(x) || std::isnan(y))
+        return x + y;
+    return x > y ? x : y;
+  }
+};
+template <> struct Arith<OpKind::Minimum> {
+  template <typename T> static T apply(T x, T y) {
+    if constexpr (std::is_floating_point_v<T>)
+      if (std::isnan(x) || std::isnan(y))
+        return x + y;
+    return x < y ? x : y;
+  }
+};
+
+template <OpKind K, typename T> void checkIntOperands(const Tensor &b, const char *op) {
   if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    if (kind == BinKind::FloorDiv || kind == BinKind::Mod) {
+    if (K == OpKind::Floordiv || K == OpKind::Mod) {
       bool zero = false;
       unaryLoop<T, bool>(Tensor::empty(DType::Bool, b.shape()), b, [&](T v) {
         zero |= v == 0;
@@ -155,7 +201,7 @@ template <typename T> void checkIntOperands(BinKind kind, const Tensor &b, const
       });
       check(!zero, std::string("integer division by zero in '") + op + "'");
     }
-    if (kind == BinKind::Pow) {
+    if (K == OpKind::Pow) {
       bool neg = false;
       unaryLoop<T, bool>(Tensor::empty(DType::Bool, b.shape()), b, [&](T v) {
         neg |= v < 0;
@@ -166,66 +212,29 @@ template <typename T> void checkIntOperands(BinKind kind, const Tensor &b, const
   }
 }
 
-template <typename T> void arith(BinKind kind, const Tensor &o, const Tensor &a, const Tensor &b) {
-  switch (kind) {
-  case BinKind::Add:
-    return binaryLoop<T, T, T>(o, a, b, [](T x, T y) { return T(x + y); });
-  case BinKind::Sub:
-    return binaryLoop<T, T, T>(o, a, b, [](T x, T y) { return T(x - y); });
-  case BinKind::Mul:
-    return binaryLoop<T, T, T>(o, a, b, [](T x, T y) { return T(x * y); });
-  case BinKind::Div:
-    return binaryLoop<T, T, T>(o, a, b, [](T x, T y) { return T(x / y); });
-  case BinKind::FloorDiv:
-    return binaryLoop<T, T, T>(o, a, b, [](T x, T y) { return pyFloorDiv(x, y); });
-  case BinKind::Mod:
-    return binaryLoop<T, T, T>(o, a, b, [](T x, T y) { return pyMod(x, y); });
-  case BinKind::Pow:
-    if constexpr (std::is_floating_point_v<T>)
-      return binaryLoop<T, T, T>(o, a, b, [](T x, T y) { return (T)std::pow(x, y); });
-    else
-      return binaryLoop<T, T, T>(o, a, b, [](T x, T y) { return intPow(x, y); });
-  case BinKind::Max:
-    return binaryLoop<T, T, T>(o, a, b, [](T x, T y) {
-      if constexpr (std::is_floating_point_v<T>)
-        if (std::isnan(x) || std::isnan(y))
-          return x + y;
-      return x > y ? x : y;
-    });
-  case BinKind::Min:
-    return binaryLoop<T, T, T>(o, a, b, [](T x, T y) {
-      if constexpr (std::is_floating_point_v<T>)
-        if (std::isnan(x) || std::isnan(y))
-          return x + y;
-      return x < y ? x : y;
-    });
-  }
-}
-
-template <BinKind K> void binaryKernel(Inputs ins, const Attrs &, Outputs &outs) {
-  static const char *names[] = {"add", "sub", "mul",     "div",    "floordiv",
-                                "mod", "pow", "maximum", "minimum"};
-  const char *op = names[(int)K];
+template <OpKind K> void binaryKernel(Inputs ins, const Attrs &, Outputs &outs) {
+  constexpr bool maxOrMin = K == OpKind::Maximum || K == OpKind::Minimum;
+  const char *op = opCName(K);
   expectArity(ins, 2, op);
   const Tensor &a = tensorArg(ins, 0, op), &b = tensorArg(ins, 1, op);
   Shape shape = broadcastShapes(a, b);
-  DType dt = graphComputeDType(K == BinKind::Div ? ElementwiseKind::TrueDivision
-                                                 : ElementwiseKind::Arithmetic,
+  DType dt = graphComputeDType(K == OpKind::Div ? ElementwiseKind::TrueDivision
+                                                : ElementwiseKind::Arithmetic,
                                a.dtype(), a.rank(), b.dtype(), b.rank());
-  if (dt == DType::Bool && K != BinKind::Max && K != BinKind::Min)
+  if (dt == DType::Bool && !maxOrMin)
     dt = DType::I64;
   Tensor ca = as(a, dt), cb = as(b, dt);
   Tensor out = Tensor::empty(dt, shape);
   dispatchDType(dt, [&]<typename T>() {
     if constexpr (std::is_same_v<T, bool>) {
       // Only maximum/minimum reach here: logical or/and on bools.
-      if (K == BinKind::Max)
+      if (K == OpKind::Maximum)
         binaryLoop<bool, bool, bool>(out, ca, cb, [](bool x, bool y) { return x || y; });
       else
         binaryLoop<bool, bool, bool>(out, ca, cb, [](bool x, bool y) { return x && y; });
     } else {
-      checkIntOperands<T>(K, cb, op);
-      arith<T>(K, out, ca, cb);
+      checkIntOperands<K, T>(cb, op);
+      binaryLoop<T, T, T>(out, ca, cb, [](T x, T y) { return Arith<K>::apply(x, y); });
     }
   });
   outs.emplace_back(out);
@@ -233,48 +242,63 @@ template <BinKind K> void binaryKernel(Inputs ins, const Attrs &, Outputs &outs)
 
 // --- comparisons and logic -----------------------------------------------------------------
 
-enum class CmpKind { Eq, Ne, Lt, Le, Gt, Ge, And, Or };
+/// Comparisons: apply(x, y) -> bool in the promoted dtype T.
+template <OpKind K> struct Compare {};
+template <> struct Compare<OpKind::Eq> {
+  template <typename T> static bool apply(T x, T y) { return x == y; }
+};
+template <> struct Compare<OpKind::Ne> {
+  template <typename T> static bool apply(T x, T y) { return x != y; }
+};
+template <> struct Compare<OpKind::Lt> {
+  template <typename T> static bool apply(T x, T y) { return x < y; }
+};
+template <> struct Compare<OpKind::Le> {
+  template <typename T> static bool apply(T x, T y) { return x <= y; }
+};
+template <> struct Compare<OpKind::Gt> {
+  template <typename T> static bool apply(T x, T y) { return x > y; }
+};
+template <> struct Compare<OpKind::Ge> {
+  template <typename T> static bool apply(T x, T y) { return x >= y; }
+};
 
-template <CmpKind K> void compareKernel(Inputs ins, const Attrs &, Outputs &outs) {
-  static const char *names[] = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or"};
-  const char *op = names[(int)K];
+/// logical_and, logical_or: on operands converted to bool.
+template <OpKind K> struct Logic {};
+template <> struct Logic<OpKind::LogicalAnd> {
+  static bool apply(bool x, bool y) { return x && y; }
+};
+template <> struct Logic<OpKind::LogicalOr> {
+  static bool apply(bool x, bool y) { return x || y; }
+};
+
+template <OpKind K> void compareKernel(Inputs ins, const Attrs &, Outputs &outs) {
+  const char *op = opCName(K);
   expectArity(ins, 2, op);
   const Tensor &a = tensorArg(ins, 0, op), &b = tensorArg(ins, 1, op);
   Shape shape = broadcastShapes(a, b);
   Tensor out = Tensor::empty(DType::Bool, shape);
-  if constexpr (K == CmpKind::And || K == CmpKind::Or) {
-    Tensor ca = as(a, DType::Bool), cb = as(b, DType::Bool);
-    binaryLoop<bool, bool, bool>(
-        out, ca, cb, [](bool x, bool y) { return K == CmpKind::And ? (x && y) : (x || y); });
-  } else {
-    DType dt =
-        graphComputeDType(ElementwiseKind::Comparison, a.dtype(), a.rank(), b.dtype(), b.rank());
-    Tensor ca = as(a, dt), cb = as(b, dt);
-    dispatchDType(dt, [&]<typename T>() {
-      binaryLoop<T, T, bool>(out, ca, cb, [](T x, T y) {
-        switch (K) {
-        case CmpKind::Eq:
-          return x == y;
-        case CmpKind::Ne:
-          return x != y;
-        case CmpKind::Lt:
-          return x < y;
-        case CmpKind::Le:
-          return x <= y;
-        case CmpKind::Gt:
-          return x > y;
-        default:
-          return x >= y;
-        }
-      });
-    });
-  }
+  DType dt =
+      graphComputeDType(ElementwiseKind::Comparison, a.dtype(), a.rank(), b.dtype(), b.rank());
+  Tensor ca = as(a, dt), cb = as(b, dt);
+  dispatchDType(dt, [&]<typename T>() {
+    binaryLoop<T, T, bool>(out, ca, cb, [](T x, T y) { return Compare<K>::apply(x, y); });
+  });
+  outs.emplace_back(out);
+}
+
+template <OpKind K> void logicKernel(Inputs ins, const Attrs &, Outputs &outs) {
+  const char *op = opCName(K);
+  expectArity(ins, 2, op);
+  const Tensor &a = tensorArg(ins, 0, op), &b = tensorArg(ins, 1, op);
+  Shape shape = broadcastShapes(a, b);
+  Tensor out = Tensor::empty(DType::Bool, shape);
+  Tensor ca = as(a, DType::Bool), cb = as(b, DType::Bool);
+  binaryLoop<bool, bool, bool>(out, ca, cb, [](bool x, bool y) { return Logic<K>::apply(x, y); });
   outs.emplace_back(out);
 }
 
 // --- unary ---------------------------------------------------------------------------------
-
-enum class UnKind { Neg, Abs, Exp, Log, Sqrt, Sin, Cos, Tanh, Sigmoid, Relu, Not };
 
 template <typename T> T sigmoidOf(T x) {
   // Stable on both tails: never exp of a large positive number.
@@ -284,19 +308,49 @@ template <typename T> T sigmoidOf(T x) {
   return e / (T(1) + e);
 }
 
-template <UnKind K> void unaryKernel(Inputs ins, const Attrs &, Outputs &outs) {
-  static const char *names[] = {"neg", "abs",  "exp",     "log",  "sqrt",       "sin",
-                                "cos", "tanh", "sigmoid", "relu", "logical_not"};
-  const char *op = names[(int)K];
+/// Unary ops: apply(v) in T, the operand's dtype (bool as i64) or, for the ops that give floats
+/// (ops/Ops.def FloatResult), its float dtype; those are only instantiated for floats.
+template <OpKind K> struct Unary {};
+template <> struct Unary<OpKind::Neg> {
+  template <typename T> static T apply(T v) { return T(-v); }
+};
+template <> struct Unary<OpKind::Abs> {
+  template <typename T> static T apply(T v) { return v < 0 ? T(-v) : v; }
+};
+template <> struct Unary<OpKind::Relu> {
+  template <typename T> static T apply(T v) { return reluOf(v); }
+};
+template <> struct Unary<OpKind::Exp> {
+  static float apply(float v) { return fastExp(v); }
+  static double apply(double v) { return std::exp(v); }
+};
+template <> struct Unary<OpKind::Log> {
+  template <typename T> static T apply(T v) { return std::log(v); }
+};
+template <> struct Unary<OpKind::Sqrt> {
+  template <typename T> static T apply(T v) { return std::sqrt(v); }
+};
+template <> struct Unary<OpKind::Sin> {
+  template <typename T> static T apply(T v) { return std::sin(v); }
+};
+template <> struct Unary<OpKind::Cos> {
+  template <typename T> static T apply(T v) { return std::cos(v); }
+};
+template <> struct Unary<OpKind::Tanh> {
+  static float apply(float v) { return fastTanh(v); }
+  static double apply(double v) { return std::tanh(v); }
+};
+template <> struct Unary<OpKind::Sigmoid> {
+  static float apply(float v) { return fastSigmoid(v); }
+  static double apply(double v) { return sigmoidOf(v); }
+};
+
+template <OpKind K> void unaryKernel(Inputs ins, const Attrs &, Outputs &outs) {
+  constexpr bool floats = opHas(K, opflag::FloatResult);
+  const char *op = opCName(K);
   expectArity(ins, 1, op);
   const Tensor &x = tensorArg(ins, 0, op);
-  if constexpr (K == UnKind::Not) {
-    Tensor out = Tensor::empty(DType::Bool, x.shape());
-    unaryLoop<bool, bool>(out, as(x, DType::Bool), [](bool v) { return !v; });
-    outs.emplace_back(out);
-    return;
-  }
-  if constexpr (K == UnKind::Abs || K == UnKind::Relu) {
+  if constexpr (K == OpKind::Abs || K == OpKind::Relu) {
     // |b| and max(b, 0) are b: a bool stays bool, as the type rule says (inferSameUnary) and
     // as NumPy does.
     if (x.dtype() == DType::Bool) {
@@ -306,54 +360,25 @@ template <UnKind K> void unaryKernel(Inputs ins, const Attrs &, Outputs &outs) {
       return;
     }
   }
-  bool keepsDType = K == UnKind::Neg || K == UnKind::Abs || K == UnKind::Relu;
   DType dt = x.dtype();
-  if (dt == DType::Bool && keepsDType)
+  if (dt == DType::Bool && !floats)
     dt = DType::I64; // neg: sema rejects it for bool
-  if (!keepsDType)
+  if (floats)
     dt = floatResultType(dt, readsAsScalar(x));
   Tensor cx = as(x, dt);
   Tensor out = Tensor::empty(dt, x.shape());
   dispatchDType(dt, [&]<typename T>() {
-    if constexpr (!std::is_same_v<T, bool>) {
-      switch (K) {
-      case UnKind::Neg:
-        return unaryLoop<T, T>(out, cx, [](T v) { return T(-v); });
-      case UnKind::Abs:
-        return unaryLoop<T, T>(out, cx, [](T v) { return v < 0 ? T(-v) : v; });
-      case UnKind::Relu:
-        return unaryLoop<T, T>(out, cx, [](T v) { return reluOf(v); });
-      default:
-        break;
-      }
-      if constexpr (std::is_floating_point_v<T>) {
-        switch (K) {
-        case UnKind::Exp:
-          if constexpr (std::is_same_v<T, float>)
-            return unaryLoop<T, T>(out, cx, [](float v) { return fastExp(v); });
-          return unaryLoop<T, T>(out, cx, [](T v) { return std::exp(v); });
-        case UnKind::Log:
-          return unaryLoop<T, T>(out, cx, [](T v) { return std::log(v); });
-        case UnKind::Sqrt:
-          return unaryLoop<T, T>(out, cx, [](T v) { return std::sqrt(v); });
-        case UnKind::Sin:
-          return unaryLoop<T, T>(out, cx, [](T v) { return std::sin(v); });
-        case UnKind::Cos:
-          return unaryLoop<T, T>(out, cx, [](T v) { return std::cos(v); });
-        case UnKind::Tanh:
-          if constexpr (std::is_same_v<T, float>)
-            return unaryLoop<T, T>(out, cx, [](float v) { return fastTanh(v); });
-          return unaryLoop<T, T>(out, cx, [](T v) { return std::tanh(v); });
-        case UnKind::Sigmoid:
-          if constexpr (std::is_same_v<T, float>)
-            return unaryLoop<T, T>(out, cx, [](float v) { return fastSigmoid(v); });
-          return unaryLoop<T, T>(out, cx, [](T v) { return sigmoidOf(v); });
-        default:
-          break;
-        }
-      }
-    }
+    if constexpr (!std::is_same_v<T, bool> && (std::is_floating_point_v<T> || !floats))
+      unaryLoop<T, T>(out, cx, [](T v) { return Unary<K>::apply(v); });
   });
+  outs.emplace_back(out);
+}
+
+void logicalNotKernel(Inputs ins, const Attrs &, Outputs &outs) {
+  expectArity(ins, 1, "logical_not");
+  const Tensor &x = tensorArg(ins, 0, "logical_not");
+  Tensor out = Tensor::empty(DType::Bool, x.shape());
+  unaryLoop<bool, bool>(out, as(x, DType::Bool), [](bool v) { return !v; });
   outs.emplace_back(out);
 }
 
@@ -494,45 +519,32 @@ void dropoutGradKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
   outs.emplace_back(out);
 }
 
+/// Registers K's kernel when one of the element structs above is specialised for it.
+template <OpKind K> void registerElementwise() {
+  if constexpr (requires { Arith<K>::apply(1.0, 1.0); })
+    registerKernel(K, Device::CPU, binaryKernel<K>);
+  else if constexpr (requires { Compare<K>::apply(1.0, 1.0); })
+    registerKernel(K, Device::CPU, compareKernel<K>);
+  else if constexpr (requires { Logic<K>::apply(true, true); })
+    registerKernel(K, Device::CPU, logicKernel<K>);
+  else if constexpr (requires { Unary<K>::apply(1.0); })
+    registerKernel(K, Device::CPU, unaryKernel<K>);
+}
+
 } // namespace
 
 void registerElementwiseKernels() {
-  registerKernel("add", Device::CPU, binaryKernel<BinKind::Add>);
-  registerKernel("sub", Device::CPU, binaryKernel<BinKind::Sub>);
-  registerKernel("mul", Device::CPU, binaryKernel<BinKind::Mul>);
-  registerKernel("div", Device::CPU, binaryKernel<BinKind::Div>);
-  registerKernel("floordiv", Device::CPU, binaryKernel<BinKind::FloorDiv>);
-  registerKernel("mod", Device::CPU, binaryKernel<BinKind::Mod>);
-  registerKernel("pow", Device::CPU, binaryKernel<BinKind::Pow>);
-  registerKernel("maximum", Device::CPU, binaryKernel<BinKind::Max>);
-  registerKernel("minimum", Device::CPU, binaryKernel<BinKind::Min>);
-  registerKernel("eq", Device::CPU, compareKernel<CmpKind::Eq>);
-  registerKernel("ne", Device::CPU, compareKernel<CmpKind::Ne>);
-  registerKernel("lt", Device::CPU, compareKernel<CmpKind::Lt>);
-  registerKernel("le", Device::CPU, compareKernel<CmpKind::Le>);
-  registerKernel("gt", Device::CPU, compareKernel<CmpKind::Gt>);
-  registerKernel("ge", Device::CPU, compareKernel<CmpKind::Ge>);
-  registerKernel("logical_and", Device::CPU, compareKernel<CmpKind::And>);
-  registerKernel("logical_or", Device::CPU, compareKernel<CmpKind::Or>);
-  registerKernel("neg", Device::CPU, unaryKernel<UnKind::Neg>);
-  registerKernel("abs", Device::CPU, unaryKernel<UnKind::Abs>);
-  registerKernel("exp", Device::CPU, unaryKernel<UnKind::Exp>);
-  registerKernel("log", Device::CPU, unaryKernel<UnKind::Log>);
-  registerKernel("sqrt", Device::CPU, unaryKernel<UnKind::Sqrt>);
-  registerKernel("sin", Device::CPU, unaryKernel<UnKind::Sin>);
-  registerKernel("cos", Device::CPU, unaryKernel<UnKind::Cos>);
-  registerKernel("tanh", Device::CPU, unaryKernel<UnKind::Tanh>);
-  registerKernel("sigmoid", Device::CPU, unaryKernel<UnKind::Sigmoid>);
-  registerKernel("relu", Device::CPU, unaryKernel<UnKind::Relu>);
-  registerKernel("logical_not", Device::CPU, unaryKernel<UnKind::Not>);
-  registerKernel("where", Device::CPU, whereKernel);
-  registerKernel("clip", Device::CPU, clipKernel);
-  registerKernel("cast", Device::CPU, castKernel);
-  registerKernel("relu_grad", Device::CPU, reluGradKernel);
-  registerKernel("sigmoid_grad", Device::CPU, activationGradKernel<false>);
-  registerKernel("tanh_grad", Device::CPU, activationGradKernel<true>);
-  registerKernel("dropout", Device::CPU, dropoutKernel);
-  registerKernel("dropout_grad", Device::CPU, dropoutGradKernel);
+#define DLM_OP(Kind, Name, Operands, Attrs, Rule, Flags) registerElementwise<OpKind::Kind>();
+#include "ops/Ops.def"
+  registerKernel(OpKind::LogicalNot, Device::CPU, logicalNotKernel);
+  registerKernel(OpKind::Where, Device::CPU, whereKernel);
+  registerKernel(OpKind::Clip, Device::CPU, clipKernel);
+  registerKernel(OpKind::Cast, Device::CPU, castKernel);
+  registerKernel(OpKind::ReluGrad, Device::CPU, reluGradKernel);
+  registerKernel(OpKind::SigmoidGrad, Device::CPU, activationGradKernel<false>);
+  registerKernel(OpKind::TanhGrad, Device::CPU, activationGradKernel<true>);
+  registerKernel(OpKind::Dropout, Device::CPU, dropoutKernel);
+  registerKernel(OpKind::DropoutGrad, Device::CPU, dropoutGradKernel);
 }
 
 DLM_FMA_VARIANT_END

@@ -30,6 +30,6 @@ void fusedKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
 
 } // namespace
 
-void registerFusedKernels() { registerKernel("fused", Device::CPU, fusedKernel); }
+void registerFusedKernels() { registerKernel(OpKind::Fused, Device::CPU, fusedKernel); }
 
 } // namespace dlm::rt::cpu

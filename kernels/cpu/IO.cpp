@@ -158,15 +158,15 @@ void memoryStatsKernel(Inputs, const Attrs &, Outputs &outs) {
 } // namespace
 
 void registerIOKernels() {
-  registerKernel("print", Device::CPU, printKernel);
-  registerKernel("save", Device::CPU, saveKernel);
-  registerKernel("load", Device::CPU, loadKernel);
-  registerKernel("assert", Device::CPU, assertKernel);
-  registerKernel("progress", Device::CPU, progressKernel);
-  registerKernel("fashion_mnist", Device::CPU, fashionMnistKernel);
-  registerKernel("load_idx", Device::CPU, loadIdxKernel);
-  registerKernel("load_csv", Device::CPU, loadCsvKernel);
-  registerKernel("memory_stats", Device::CPU, memoryStatsKernel);
+  registerKernel(OpKind::Print, Device::CPU, printKernel);
+  registerKernel(OpKind::Save, Device::CPU, saveKernel);
+  registerKernel(OpKind::Load, Device::CPU, loadKernel);
+  registerKernel(OpKind::Assert, Device::CPU, assertKernel);
+  registerKernel(OpKind::Progress, Device::CPU, progressKernel);
+  registerKernel(OpKind::FashionMnist, Device::CPU, fashionMnistKernel);
+  registerKernel(OpKind::LoadIdx, Device::CPU, loadIdxKernel);
+  registerKernel(OpKind::LoadCsv, Device::CPU, loadCsvKernel);
+  registerKernel(OpKind::MemoryStats, Device::CPU, memoryStatsKernel);
 }
 
 } // namespace dlm::rt::cpu

@@ -365,9 +365,9 @@ void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const doubl
 }
 
 void registerLinalgKernels() {
-  registerKernel("matmul", Device::CPU, matmulKernel);
-  registerKernel("dot", Device::CPU, dotKernel);
-  registerKernel("matmul_bias", Device::CPU, matmulBiasKernel);
+  registerKernel(OpKind::Matmul, Device::CPU, matmulKernel);
+  registerKernel(OpKind::Dot, Device::CPU, dotKernel);
+  registerKernel(OpKind::MatmulBias, Device::CPU, matmulBiasKernel);
 }
 
 } // namespace dlm::rt::cpu

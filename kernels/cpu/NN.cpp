@@ -749,21 +749,21 @@ void avgPoolGradKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
 } // namespace
 
 void registerNNKernels() {
-  registerKernel("softmax", Device::CPU, softmaxKernel<false>);
-  registerKernel("log_softmax", Device::CPU, softmaxKernel<true>);
-  registerKernel("softmax_grad", Device::CPU, softmaxGradKernel<false>);
-  registerKernel("log_softmax_grad", Device::CPU, softmaxGradKernel<true>);
-  registerKernel("cross_entropy", Device::CPU, crossEntropyKernel);
-  registerKernel("cross_entropy_grad", Device::CPU, crossEntropyGradKernel);
-  registerKernel("mse", Device::CPU, mseKernel);
-  registerKernel("conv2d", Device::CPU, conv2dKernel);
-  registerKernel("conv2d_bias", Device::CPU, conv2dBiasKernel);
-  registerKernel("conv2d_grad_input", Device::CPU, conv2dGradInputKernel);
-  registerKernel("conv2d_grad_weight", Device::CPU, conv2dGradWeightKernel);
-  registerKernel("max_pool2d", Device::CPU, poolKernel<true>);
-  registerKernel("avg_pool2d", Device::CPU, poolKernel<false>);
-  registerKernel("max_pool2d_grad", Device::CPU, maxPoolGradKernel);
-  registerKernel("avg_pool2d_grad", Device::CPU, avgPoolGradKernel);
+  registerKernel(OpKind::Softmax, Device::CPU, softmaxKernel<false>);
+  registerKernel(OpKind::LogSoftmax, Device::CPU, softmaxKernel<true>);
+  registerKernel(OpKind::SoftmaxGrad, Device::CPU, softmaxGradKernel<false>);
+  registerKernel(OpKind::LogSoftmaxGrad, Device::CPU, softmaxGradKernel<true>);
+  registerKernel(OpKind::CrossEntropy, Device::CPU, crossEntropyKernel);
+  registerKernel(OpKind::CrossEntropyGrad, Device::CPU, crossEntropyGradKernel);
+  registerKernel(OpKind::Mse, Device::CPU, mseKernel);
+  registerKernel(OpKind::Conv2d, Device::CPU, conv2dKernel);
+  registerKernel(OpKind::Conv2dBias, Device::CPU, conv2dBiasKernel);
+  registerKernel(OpKind::Conv2dGradInput, Device::CPU, conv2dGradInputKernel);
+  registerKernel(OpKind::Conv2dGradWeight, Device::CPU, conv2dGradWeightKernel);
+  registerKernel(OpKind::MaxPool2d, Device::CPU, poolKernel<true>);
+  registerKernel(OpKind::AvgPool2d, Device::CPU, poolKernel<false>);
+  registerKernel(OpKind::MaxPool2dGrad, Device::CPU, maxPoolGradKernel);
+  registerKernel(OpKind::AvgPool2dGrad, Device::CPU, avgPoolGradKernel);
 }
 
 DLM_FMA_VARIANT_END

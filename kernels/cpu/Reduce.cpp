@@ -325,16 +325,16 @@ template <bool IsMax> void extremumGradKernel(Inputs ins, const Attrs &attrs, Ou
 } // namespace
 
 void registerReduceKernels() {
-  registerKernel("sum", Device::CPU, sumKernel);
-  registerKernel("mean", Device::CPU, meanKernel);
-  registerKernel("max", Device::CPU, extremumKernel<true>);
-  registerKernel("min", Device::CPU, extremumKernel<false>);
-  registerKernel("logsumexp", Device::CPU, logsumexpKernel);
-  registerKernel("norm", Device::CPU, normKernel);
-  registerKernel("argmax", Device::CPU, argmaxKernel);
-  registerKernel("sum_to", Device::CPU, sumToKernel);
-  registerKernel("max_grad", Device::CPU, extremumGradKernel<true>);
-  registerKernel("min_grad", Device::CPU, extremumGradKernel<false>);
+  registerKernel(OpKind::Sum, Device::CPU, sumKernel);
+  registerKernel(OpKind::Mean, Device::CPU, meanKernel);
+  registerKernel(OpKind::Max, Device::CPU, extremumKernel<true>);
+  registerKernel(OpKind::Min, Device::CPU, extremumKernel<false>);
+  registerKernel(OpKind::Logsumexp, Device::CPU, logsumexpKernel);
+  registerKernel(OpKind::Norm, Device::CPU, normKernel);
+  registerKernel(OpKind::Argmax, Device::CPU, argmaxKernel);
+  registerKernel(OpKind::SumTo, Device::CPU, sumToKernel);
+  registerKernel(OpKind::MaxGrad, Device::CPU, extremumGradKernel<true>);
+  registerKernel(OpKind::MinGrad, Device::CPU, extremumGradKernel<false>);
 }
 
 } // namespace dlm::rt::cpu

@@ -364,20 +364,20 @@ void splitKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
 } // namespace
 
 void registerShapeKernels() {
-  registerKernel("reshape", Device::CPU, reshapeKernel);
-  registerKernel("transpose", Device::CPU, transposeKernel);
-  registerKernel("broadcast_to", Device::CPU, broadcastToKernel);
-  registerKernel("shape_of", Device::CPU, shapeOfKernel);
-  registerKernel("slice", Device::CPU, sliceKernel);
-  registerKernel("slice_grad", Device::CPU, sliceGradKernel);
-  registerKernel("index", Device::CPU, takeKernel<kIndex>);
-  registerKernel("gather", Device::CPU, takeKernel<kGather>);
-  registerKernel("index_grad", Device::CPU, indexGradKernel);
-  registerKernel("concat", Device::CPU, concatKernel);
-  registerKernel("stack", Device::CPU, stackKernel);
-  registerKernel("expand_dims", Device::CPU, expandDimsKernel);
-  registerKernel("squeeze", Device::CPU, squeezeKernel);
-  registerKernel("split", Device::CPU, splitKernel);
+  registerKernel(OpKind::Reshape, Device::CPU, reshapeKernel);
+  registerKernel(OpKind::Transpose, Device::CPU, transposeKernel);
+  registerKernel(OpKind::BroadcastTo, Device::CPU, broadcastToKernel);
+  registerKernel(OpKind::ShapeOf, Device::CPU, shapeOfKernel);
+  registerKernel(OpKind::Slice, Device::CPU, sliceKernel);
+  registerKernel(OpKind::SliceGrad, Device::CPU, sliceGradKernel);
+  registerKernel(OpKind::Index, Device::CPU, takeKernel<kIndex>);
+  registerKernel(OpKind::Gather, Device::CPU, takeKernel<kGather>);
+  registerKernel(OpKind::IndexGrad, Device::CPU, indexGradKernel);
+  registerKernel(OpKind::Concat, Device::CPU, concatKernel);
+  registerKernel(OpKind::Stack, Device::CPU, stackKernel);
+  registerKernel(OpKind::ExpandDims, Device::CPU, expandDimsKernel);
+  registerKernel(OpKind::Squeeze, Device::CPU, squeezeKernel);
+  registerKernel(OpKind::Split, Device::CPU, splitKernel);
 }
 
 } // namespace dlm::rt::cpu

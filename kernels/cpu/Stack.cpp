@@ -254,16 +254,16 @@ Tensor stackPop(const Tensor &stack) {
 }
 
 void registerStackKernels() {
-  registerKernel("stack_extend", Device::CPU, stackExtendKernel);
-  registerKernel("stack_tail", Device::CPU, stackTailKernel);
-  registerKernel("stack_drop", Device::CPU, stackDropKernel);
-  registerKernel("zeros_like", Device::CPU, zerosLikeKernel);
-  registerKernel("stop_gradient", Device::CPU, stopGradientKernel);
-  registerKernel("after", Device::CPU, afterKernel);
-  registerKernel("stack_new", Device::CPU, stackNewKernel);
-  registerKernel("stack_push", Device::CPU, stackPushKernel);
-  registerKernel("stack_top", Device::CPU, stackTopKernel);
-  registerKernel("stack_pop", Device::CPU, stackPopKernel);
+  registerKernel(OpKind::StackExtend, Device::CPU, stackExtendKernel);
+  registerKernel(OpKind::StackTail, Device::CPU, stackTailKernel);
+  registerKernel(OpKind::StackDrop, Device::CPU, stackDropKernel);
+  registerKernel(OpKind::ZerosLike, Device::CPU, zerosLikeKernel);
+  registerKernel(OpKind::StopGradient, Device::CPU, stopGradientKernel);
+  registerKernel(OpKind::After, Device::CPU, afterKernel);
+  registerKernel(OpKind::StackNew, Device::CPU, stackNewKernel);
+  registerKernel(OpKind::StackPush, Device::CPU, stackPushKernel);
+  registerKernel(OpKind::StackTop, Device::CPU, stackTopKernel);
+  registerKernel(OpKind::StackPop, Device::CPU, stackPopKernel);
 }
 
 } // namespace cpu

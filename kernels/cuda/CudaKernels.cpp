@@ -349,37 +349,39 @@ void transpose(std::span<const Value> in, const Attrs &attrs, std::vector<Value>
   out.emplace_back(x.transpose(attrs.getInts("perm", {})));
 }
 
+/// The CUDA kernels, by op; ops/Ops.def marks these `Cuda` (runtime/Devices.h cudaOps; tests/gpu
+/// checks the two agree).
 struct Entry {
-  const char *name;
+  OpKind op;
   rt::KernelFn fn;
 };
 const Entry kEntries[] = {
-    {"add", binary<BinaryOp::Add>},
-    {"sub", binary<BinaryOp::Sub>},
-    {"mul", binary<BinaryOp::Mul>},
-    {"div", binary<BinaryOp::Div>},
-    {"maximum", binary<BinaryOp::Maximum>},
-    {"minimum", binary<BinaryOp::Minimum>},
-    {"neg", unary<UnaryOp::Neg>},
-    {"abs", unary<UnaryOp::Abs>},
-    {"exp", unary<UnaryOp::Exp>},
-    {"log", unary<UnaryOp::Log>},
-    {"sqrt", unary<UnaryOp::Sqrt>},
-    {"tanh", unary<UnaryOp::Tanh>},
-    {"sigmoid", unary<UnaryOp::Sigmoid>},
-    {"relu", unary<UnaryOp::Relu>},
-    {"sum", reduce<ReduceOp::Sum>},
-    {"mean", reduce<ReduceOp::Mean>},
-    {"max", reduce<ReduceOp::Max>},
-    {"min", reduce<ReduceOp::Min>},
-    {"argmax", argmax},
-    {"softmax", softmax<false>},
-    {"log_softmax", softmax<true>},
-    {"cross_entropy", crossEntropy},
-    {"matmul", matmul},
-    {"transpose", transpose},
-    {"fused", fusedKernel},
-    {"gather", gather},
+    {OpKind::Add, binary<BinaryOp::Add>},
+    {OpKind::Sub, binary<BinaryOp::Sub>},
+    {OpKind::Mul, binary<BinaryOp::Mul>},
+    {OpKind::Div, binary<BinaryOp::Div>},
+    {OpKind::Maximum, binary<BinaryOp::Maximum>},
+    {OpKind::Minimum, binary<BinaryOp::Minimum>},
+    {OpKind::Neg, unary<UnaryOp::Neg>},
+    {OpKind::Abs, unary<UnaryOp::Abs>},
+    {OpKind::Exp, unary<UnaryOp::Exp>},
+    {OpKind::Log, unary<UnaryOp::Log>},
+    {OpKind::Sqrt, unary<UnaryOp::Sqrt>},
+    {OpKind::Tanh, unary<UnaryOp::Tanh>},
+    {OpKind::Sigmoid, unary<UnaryOp::Sigmoid>},
+    {OpKind::Relu, unary<UnaryOp::Relu>},
+    {OpKind::Sum, reduce<ReduceOp::Sum>},
+    {OpKind::Mean, reduce<ReduceOp::Mean>},
+    {OpKind::Max, reduce<ReduceOp::Max>},
+    {OpKind::Min, reduce<ReduceOp::Min>},
+    {OpKind::Argmax, argmax},
+    {OpKind::Softmax, softmax<false>},
+    {OpKind::LogSoftmax, softmax<true>},
+    {OpKind::CrossEntropy, crossEntropy},
+    {OpKind::Matmul, matmul},
+    {OpKind::Transpose, transpose},
+    {OpKind::Fused, fusedKernel},
+    {OpKind::Gather, gather},
 };
 
 void fillFromStream(const Tensor &t, bool normal) {
@@ -399,14 +401,14 @@ bool enableCuda() {
   static std::once_flag once;
   std::call_once(once, [] {
     for (const Entry &e : kEntries)
-      rt::registerKernel(e.name, Device::CUDA, e.fn);
+      rt::registerKernel(e.op, Device::CUDA, e.fn);
     // The transfer pair on both sides; the CPU's built-in Send and Recv (host copies only) are
     // replaced after the built-in kernels are in the table, so they cannot overwrite them later.
     (void)rt::findKernel("Send", Device::CPU);
-    rt::registerKernel("Send", Device::CPU, sendKernel);
-    rt::registerKernel("Send", Device::CUDA, sendKernel);
-    rt::registerKernel("Recv", Device::CPU, recvKernel);
-    rt::registerKernel("Recv", Device::CUDA, recvKernel);
+    rt::registerKernel(OpKind::Send, Device::CPU, sendKernel);
+    rt::registerKernel(OpKind::Send, Device::CUDA, sendKernel);
+    rt::registerKernel(OpKind::Recv, Device::CPU, recvKernel);
+    rt::registerKernel(OpKind::Recv, Device::CUDA, recvKernel);
   });
   return true;
 }
@@ -415,7 +417,7 @@ const std::vector<std::string> &cudaKernelNames() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> r;
     for (const Entry &e : kEntries)
-      r.emplace_back(e.name);
+      r.emplace_back(opName(e.op));
     return r;
   }();
   return names;
