@@ -80,8 +80,10 @@ inline constexpr OpFlags Cuda{1u << 13};
 /// The NVPTX code generator compiles it in a `fused` body (without the C library).
 inline constexpr OpFlags CudaFused{1u << 14};
 /// The engines run it themselves, without a kernel: the control-flow primitives and Identity.
-inline constexpr OpFlags NoKernel{1u << 15};
-
+inline constexpr OpFlags NoKernel{1u << 16};
+/// One scalar function of the kernels computes each element, and the JIT calls it
+/// (runtime/ScalarOps.h): the rows written DLM_SCALAR_OP.
+inline constexpr OpFlags ScalarCall{1u << 15};
 } // namespace opflag
 
 namespace optable {

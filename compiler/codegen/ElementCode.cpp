@@ -1,6 +1,8 @@
 //===- compiler/codegen/ElementCode.cpp - Elementwise ops as scalar LLVM IR -===//
 #include "compiler/codegen/ElementCode.h"
 
+#include "runtime/ScalarOps.h"
+
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/Metadata.h"
 
@@ -153,6 +155,24 @@ llvm::Value *ElementCode::libm(const char *f32Name, const char *f64Name, DType d
   return b.CreateCall(f, {x});
 }
 
+/// The kernels' scalar function of `kind` (runtime/ScalarOps.h) on x: in x's float dtype, or
+/// f64, unless the result is a float (a predicate's is bool); the function's 1 or 0 converts.
+llvm::Value *ElementCode::scalarCall(OpKind kind, DType dt, llvm::Value *x, DType from) {
+  DType arg = isFloat(dt) ? dt : isFloat(from) ? from : DType::F64;
+  llvm::Value *v = convert(x, from, arg);
+  rt::ScalarFunction fn = rt::scalarFunction(kind, arg == DType::F64);
+  if (!v || !fn.name)
+    return nullptr;
+  llvm::Type *ty = scalarType(arg);
+  llvm::FunctionCallee f = m.getOrInsertFunction(fn.name, llvm::FunctionType::get(ty, {ty}, false));
+  if (auto *decl = llvm::dyn_cast<llvm::Function>(f.getCallee())) {
+    decl->setDoesNotThrow();
+    decl->setDoesNotAccessMemory(); // pure functions of their operand
+    decl->setWillReturn();
+  }
+  return convert(b.CreateCall(f, {v}), arg, dt);
+}
+
 llvm::Value *ElementCode::unary(const std::string &op, DType dt, llvm::Value *x) {
   bool f = isFloat(dt);
   llvm::Value *zero = f ? (llvm::Value *)fp(dt, 0.0) : llvm::ConstantInt::get(scalarType(dt), 0);
@@ -184,12 +204,6 @@ llvm::Value *ElementCode::unary(const std::string &op, DType dt, llvm::Value *x)
   }
   if (op == "sqrt")
     return b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x);
-  if (op == "log")
-    return libm("logf", "log", dt, x);
-  if (op == "sin")
-    return libm("sinf", "sin", dt, x);
-  if (op == "cos")
-    return libm("cosf", "cos", dt, x);
   return nullptr;
 }
 
@@ -304,6 +318,8 @@ llvm::Value *ElementCode::op(const std::string &op, DType dt, llvm::ArrayRef<llv
       return b.CreateFMul(x[1], mulAdd(b.CreateFNeg(x[0]), x[0], one)); // g * (1 - y*y)
     return b.CreateFMul(b.CreateFMul(x[1], x[0]), b.CreateFSub(one, x[0]));
   }
+  if (std::optional<OpKind> kind = opKindNamed(op); kind && opHas(*kind, opflag::ScalarCall))
+    return arity == 1 ? scalarCall(*kind, dt, args[0], types[0]) : nullptr;
   if (arity == 1 && dt != DType::Bool && as(dt))
     return unary(op, dt, x[0]);
   return nullptr;

@@ -5,8 +5,9 @@
 //   - `op`: one elementwise registry op on one element per operand, with exactly the CPU
 //     kernels' semantics (kernels/cpu/Elementwise.cpp: operands converted to the result dtype,
 //     NaN-propagating maximum/minimum, f32 exp/tanh/sigmoid transcribed from
-//     kernels/cpu/FastMath.h operation for operation, FMA contraction included, so results
-//     are bitwise the kernels');
+//     kernels/cpu/FastMath.h operation for operation, FMA contraction included, and the ops
+//     ops/Ops.def writes DLM_SCALAR_OP as calls of the kernels' own scalar functions
+//     (runtime/ScalarOps.h), so results are bitwise the kernels');
 //   - `body`: an expression (a `fused` node's body, or one op) evaluated on scalars;
 //   - `loopFunction`: the loop nest that evaluates a body once per element of a broadcast
 //     output, written so LLVM's loop vectoriser widens its innermost loop for the host.
@@ -17,6 +18,7 @@
 #define DLM_COMPILER_CODEGEN_ELEMENTCODE_H
 
 #include "compiler/ir/FusedOp.h"
+#include "ops/OpKind.h"
 #include "runtime/DType.h"
 
 #include "llvm/IR/IRBuilder.h"
@@ -86,6 +88,7 @@ private:
   llvm::Value *fastTanhF32(llvm::Value *x);
   llvm::Value *fastSigmoidF32(llvm::Value *x);
   llvm::Value *libm(const char *f32Name, const char *f64Name, DType dt, llvm::Value *x);
+  llvm::Value *scalarCall(OpKind kind, DType dt, llvm::Value *x, DType from);
   llvm::Value *unary(const std::string &op, DType dt, llvm::Value *x);
   llvm::Value *compare(const std::string &op, DType t, llvm::Value *x, llvm::Value *y);
   llvm::Value *minMax(bool max, DType dt, llvm::Value *x, llvm::Value *y);

@@ -19,6 +19,7 @@
 #include "compiler/ir/ErrorReport.h"
 #include "runtime/CApi.h"
 #include "runtime/Interrupt.h"
+#include "runtime/ScalarOps.h"
 
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/Config/llvm-config.h"
@@ -315,6 +316,12 @@ struct JitSession::Impl {
   symbols[jit->mangleAndIntern(#name)] = {llvm::orc::ExecutorAddr::fromPtr(&name), flags};
     DLM_CAPI_SYMBOLS(DLM_DEFINE_SYMBOL)
 #undef DLM_DEFINE_SYMBOL
+    // The kernels' scalar functions elementwise code calls (runtime/ScalarOps.h).
+    for (OpKind kind : allOpKinds())
+      for (bool f64 : {false, true})
+        if (rt::ScalarFunction fn = rt::scalarFunction(kind, f64); fn.name)
+          symbols[jit->mangleAndIntern(fn.name)] = {llvm::orc::ExecutorAddr::fromPtr(fn.address),
+                                                    flags};
     // The flag loops read at each back-edge (runtime/Interrupt.h): data, not callable.
     symbols[jit->mangleAndIntern("dlm_interrupt_flag")] = {
         llvm::orc::ExecutorAddr::fromPtr(&dlm_interrupt_flag), llvm::JITSymbolFlags::Exported};

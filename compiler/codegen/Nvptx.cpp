@@ -146,10 +146,11 @@ bool buildKernel(llvm::Module &m, const ElementBody &body,
   b.SetInsertPoint(done);
   b.CreateRetVoid();
 
-  // A call of a C library function (logf, powf, ...) has no definition on the GPU.
+  // A call of a host function (the C library's logf, powf, ...; the kernels' scalar functions
+  // of runtime/ScalarOps.h) has no definition on the GPU.
   for (const llvm::Function &f : m)
     if (f.isDeclaration() && !f.isIntrinsic()) {
-      error = "'" + f.getName().str() + "' (the C library) is not available on the GPU";
+      error = "'" + f.getName().str() + "' (a host function) is not available on the GPU";
       return false;
     }
   std::string broken;

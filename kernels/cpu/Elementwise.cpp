@@ -13,6 +13,7 @@
 #include "kernels/cpu/FmaVariant.h"
 #include "runtime/Promotion.h"
 #include "runtime/Random.h"
+#include "runtime/ScalarOps.h"
 #include "runtime/Strided.h"
 
 #include <cmath>
@@ -324,17 +325,8 @@ template <> struct Unary<OpKind::Exp> {
   static float apply(float v) { return fastExp(v); }
   static double apply(double v) { return std::exp(v); }
 };
-template <> struct Unary<OpKind::Log> {
-  template <typename T> static T apply(T v) { return std::log(v); }
-};
 template <> struct Unary<OpKind::Sqrt> {
   template <typename T> static T apply(T v) { return std::sqrt(v); }
-};
-template <> struct Unary<OpKind::Sin> {
-  template <typename T> static T apply(T v) { return std::sin(v); }
-};
-template <> struct Unary<OpKind::Cos> {
-  template <typename T> static T apply(T v) { return std::cos(v); }
 };
 template <> struct Unary<OpKind::Tanh> {
   static float apply(float v) { return fastTanh(v); }
@@ -345,7 +337,26 @@ template <> struct Unary<OpKind::Sigmoid> {
   static double apply(double v) { return sigmoidOf(v); }
 };
 
-template <OpKind K> void unaryKernel(Inputs ins, const Attrs &, Outputs &outs) {
+// --- ops computed by one scalar function (ops/Ops.def DLM_SCALAR_OP rows) ------------------
+// The CPU kernel runs apply() inline; the JIT's elementwise code calls the same apply()
+// through the C exports at the end of this file (runtime/ScalarOps.h), so both engines compute
+// these ops from this one definition.
+
+/// One element in T, the float dtype the op computes in.
+template <OpKind K> struct ScalarOp {};
+template <> struct ScalarOp<OpKind::Log> {
+  template <typename T> static T apply(T v) { return std::log(v); }
+};
+template <> struct ScalarOp<OpKind::Sin> {
+  template <typename T> static T apply(T v) { return std::sin(v); }
+};
+template <> struct ScalarOp<OpKind::Cos> {
+  template <typename T> static T apply(T v) { return std::cos(v); }
+};
+
+/// A unary op whose elements `Element<K>::apply` computes (Unary or ScalarOp).
+template <OpKind K, template <OpKind> class Element>
+void unaryKernel(Inputs ins, const Attrs &, Outputs &outs) {
   constexpr bool floats = opHas(K, opflag::FloatResult);
   const char *op = opCName(K);
   expectArity(ins, 1, op);
@@ -369,7 +380,7 @@ template <OpKind K> void unaryKernel(Inputs ins, const Attrs &, Outputs &outs) {
   Tensor out = Tensor::empty(dt, x.shape());
   dispatchDType(dt, [&]<typename T>() {
     if constexpr (!std::is_same_v<T, bool> && (std::is_floating_point_v<T> || !floats))
-      unaryLoop<T, T>(out, cx, [](T v) { return Unary<K>::apply(v); });
+      unaryLoop<T, T>(out, cx, [](T v) { return Element<K>::apply(v); });
   });
   outs.emplace_back(out);
 }
@@ -528,7 +539,9 @@ template <OpKind K> void registerElementwise() {
   else if constexpr (requires { Logic<K>::apply(true, true); })
     registerKernel(K, Device::CPU, logicKernel<K>);
   else if constexpr (requires { Unary<K>::apply(1.0); })
-    registerKernel(K, Device::CPU, unaryKernel<K>);
+    registerKernel(K, Device::CPU, unaryKernel<K, Unary>);
+  else if constexpr (requires { ScalarOp<K>::apply(1.0); })
+    registerKernel(K, Device::CPU, unaryKernel<K, ScalarOp>);
 }
 
 } // namespace
@@ -549,3 +562,18 @@ void registerElementwiseKernels() {
 
 DLM_FMA_VARIANT_END
 } // namespace dlm::rt::cpu
+
+// The scalar functions of runtime/ScalarOps.h, from the baseline copy only: the portable
+// runtime's FMA copy (FmaVariant.h) would define the same C names again. A scalar function is
+// one C library call or products without additions, so FMA contraction cannot change it.
+#ifndef DLM_FMA_VARIANT
+#define DLM_OP(Kind, Name, Operands, Attrs, Rule, Flags)
+#define DLM_SCALAR_OP(Kind, Name, Operands, Attrs, Rule, Flags)                                    \
+  float dlm_scalar_##Kind##_f32(float x) {                                                         \
+    return float(dlm::rt::cpu::ScalarOp<dlm::OpKind::Kind>::apply(x));                             \
+  }                                                                                                \
+  double dlm_scalar_##Kind##_f64(double x) {                                                       \
+    return double(dlm::rt::cpu::ScalarOp<dlm::OpKind::Kind>::apply(x));                            \
+  }
+#include "ops/Ops.def"
+#endif

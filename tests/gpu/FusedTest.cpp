@@ -69,14 +69,14 @@ TEST(NvptxFused, EveryGpuFusedOpCompiles) {
   }
 }
 
-TEST(NvptxFused, CLibraryOpsHaveNoGpuForm) {
+TEST(NvptxFused, HostFunctionOpsHaveNoGpuForm) {
   std::string error;
   rt::FusedOperand x{DType::F32, true};
   EXPECT_FALSE(codegen::compileFusedPtx(oneOp("log", 1, DType::F32), {x}, 1, "k", error));
-  EXPECT_EQ(error, "'logf' (the C library) is not available on the GPU");
+  EXPECT_EQ(error, "'dlm_scalar_Log_f32' (a host function) is not available on the GPU");
   rt::FusedOperand x64{DType::F64, true};
   EXPECT_FALSE(codegen::compileFusedPtx(oneOp("exp", 1, DType::F64), {x64}, 1, "k", error));
-  EXPECT_EQ(error, "'exp' (the C library) is not available on the GPU");
+  EXPECT_EQ(error, "'exp' (a host function) is not available on the GPU");
   // Neither is in the list placement consults.
   auto ops = rt::cudaFusedOps();
   EXPECT_EQ(std::find(ops.begin(), ops.end(), "log"), ops.end());
