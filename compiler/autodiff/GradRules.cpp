@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 #include <mutex>
 #include <numeric>
 
@@ -236,6 +237,23 @@ void gradLog(Ctx &c) { c.give(0, div(c, c.g(), c.x(0))); }
 void gradSqrt(Ctx &c) { c.give(0, div(c, c.g(), mul(c, c.y(), c.num(2.0, c.y())))); }
 void gradSin(Ctx &c) { c.give(0, mul(c, c.g(), c.emit("cos", {c.x(0)}))); }
 void gradCos(Ctx &c) { c.give(0, neg(c, mul(c, c.g(), c.emit("sin", {c.x(0)})))); }
+void gradLog1p(Ctx &c) { c.give(0, div(c, c.g(), add(c, c.x(0), c.num(1.0, c.x(0))))); }
+/// erf'(x) = 2 / sqrt(pi) * exp(-x^2).
+void gradErf(Ctx &c) {
+  Value *x = c.x(0);
+  Value *e = c.emit("exp", {neg(c, mul(c, x, x))});
+  c.give(0, mul(c, c.g(), mul(c, c.num(M_2_SQRTPI, x), e)));
+}
+/// gelu(x) = x * Phi(x): gelu'(x) = Phi(x) + x * phi(x), the normal distribution's cdf
+/// Phi(x) = (1 + erf(x / sqrt(2))) / 2 and density phi(x) = exp(-x^2 / 2) / sqrt(2 pi).
+void gradGelu(Ctx &c) {
+  Value *x = c.x(0);
+  Value *erf = c.emit("erf", {mul(c, x, c.num(M_SQRT1_2, x))});
+  Value *cdf = mul(c, c.num(0.5, x), add(c, c.num(1.0, x), erf));
+  Value *density = c.emit("exp", {mul(c, c.num(-0.5, x), mul(c, x, x))});
+  Value *pdf = mul(c, c.num(0.5 * M_2_SQRTPI * M_SQRT1_2, x), density);
+  c.give(0, mul(c, c.g(), add(c, cdf, mul(c, x, pdf))));
+}
 void gradTanh(Ctx &c) {
   Value *y = c.y();
   c.give(0, mul(c, c.g(), sub(c, c.num(1.0, y), mul(c, y, y))));
@@ -682,6 +700,9 @@ const Rule kRules[] = {
     {OpKind::Cos, gradCos},
     {OpKind::Tanh, gradTanh},
     {OpKind::Sigmoid, gradSigmoid},
+    {OpKind::Log1p, gradLog1p},
+    {OpKind::Erf, gradErf},
+    {OpKind::Gelu, gradGelu},
     {OpKind::Where, gradWhere},
     {OpKind::Clip, gradClip},
     {OpKind::Cast, gradCast},

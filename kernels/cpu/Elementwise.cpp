@@ -17,6 +17,7 @@
 #include "runtime/Strided.h"
 
 #include <cmath>
+#include <concepts>
 #include <limits>
 
 namespace dlm::rt::cpu {
@@ -353,6 +354,40 @@ template <> struct ScalarOp<OpKind::Sin> {
 template <> struct ScalarOp<OpKind::Cos> {
   template <typename T> static T apply(T v) { return std::cos(v); }
 };
+template <> struct ScalarOp<OpKind::Log1p> {
+  template <typename T> static T apply(T v) { return std::log1p(v); }
+};
+template <> struct ScalarOp<OpKind::Erf> {
+  template <typename T> static T apply(T v) { return std::erf(v); }
+};
+/// x * Phi(x) with Phi(x) = erfc(-x / sqrt(2)) / 2: PyTorch's 1 + erf(x / sqrt(2)) loses the
+/// digits of Phi where it is tiny (x < -2).
+template <> struct ScalarOp<OpKind::Gelu> {
+  template <typename T> static T apply(T v) { return T(0.5) * v * std::erfc(-v * T(M_SQRT1_2)); }
+};
+/// Predicates: bool from the operand's float dtype (integers read as f64, as the JIT calls them).
+template <> struct ScalarOp<OpKind::Isnan> {
+  template <typename T> static bool apply(T v) { return std::isnan(v); }
+};
+template <> struct ScalarOp<OpKind::Isfinite> {
+  template <typename T> static bool apply(T v) { return std::isfinite(v); }
+};
+
+/// A predicate (ScalarOp<K>::apply gives bool): bool elements of the operand read in its float
+/// dtype, or f64 for integers and bools.
+template <OpKind K> void predicateKernel(Inputs ins, const Attrs &, Outputs &outs) {
+  const char *op = opCName(K);
+  expectArity(ins, 1, op);
+  const Tensor &x = tensorArg(ins, 0, op);
+  DType dt = isFloat(x.dtype()) ? x.dtype() : DType::F64;
+  Tensor cx = as(x, dt);
+  Tensor out = Tensor::empty(DType::Bool, x.shape());
+  dispatchDType(dt, [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<T>)
+      unaryLoop<T, bool>(out, cx, [](T v) { return ScalarOp<K>::apply(v); });
+  });
+  outs.emplace_back(out);
+}
 
 /// A unary op whose elements `Element<K>::apply` computes (Unary or ScalarOp).
 template <OpKind K, template <OpKind> class Element>
@@ -540,6 +575,10 @@ template <OpKind K> void registerElementwise() {
     registerKernel(K, Device::CPU, logicKernel<K>);
   else if constexpr (requires { Unary<K>::apply(1.0); })
     registerKernel(K, Device::CPU, unaryKernel<K, Unary>);
+  else if constexpr (requires {
+                       { ScalarOp<K>::apply(1.0) } -> std::same_as<bool>;
+                     })
+    registerKernel(K, Device::CPU, predicateKernel<K>);
   else if constexpr (requires { ScalarOp<K>::apply(1.0); })
     registerKernel(K, Device::CPU, unaryKernel<K, ScalarOp>);
 }
