@@ -12,7 +12,9 @@
 // bool as the language scalar it was lowered from (docs/ir.md) and a 0-d f32 or i32 as a 0-d
 // tensor. Both call this one function, so the engines agree with the types the compiler
 // declares. Comparisons compute in the wider dtype of their operands in the kernels and in the
-// JIT's inline code (which sees dtypes only, not ranks).
+// JIT's inline code (which sees dtypes only, not ranks). widerDType is the lattice itself, for
+// everything that promotes two dtypes without ranks (the IR's promoteDTypes, the kernels of
+// matmul, concat and the gradient ops, the JIT's comparisons): there is no other copy of it.
 //
 // Where the graph's reading would compute in another dtype than PyTorch's rule on the true
 // operands — a genuine 0-d f64/i64/bool *tensor* meeting a 0-d operand or a scalar, and any

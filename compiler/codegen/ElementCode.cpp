@@ -1,6 +1,7 @@
 //===- compiler/codegen/ElementCode.cpp - Elementwise ops as scalar LLVM IR -===//
 #include "compiler/codegen/ElementCode.h"
 
+#include "runtime/Promotion.h"
 #include "runtime/ScalarOps.h"
 
 #include "llvm/IR/Intrinsics.h"
@@ -13,21 +14,11 @@ namespace dlm::codegen {
 
 namespace {
 
-int category(DType t) { return t == DType::Bool ? 0 : isFloat(t) ? 2 : 1; }
-
 bool isComparison(const std::string &op) {
   return op == "eq" || op == "ne" || op == "lt" || op == "le" || op == "gt" || op == "ge";
 }
 
 } // namespace
-
-DType promoteDTypes(DType a, DType b) {
-  if (a == b)
-    return a;
-  if (category(a) != category(b))
-    return category(a) > category(b) ? a : b;
-  return dtypeSize(a) >= dtypeSize(b) ? a : b;
-}
 
 ElementCode::~ElementCode() = default;
 
@@ -288,7 +279,7 @@ llvm::Value *ElementCode::op(const std::string &op, DType dt, llvm::ArrayRef<llv
   if (op == "clip" && arity == 3 && as(dt))
     return minMax(false, dt, minMax(true, dt, x[0], x[1]), x[2]);
   if (isComparison(op) && arity == 2 && dt == DType::Bool) {
-    DType ct = promoteDTypes(types[0], types[1]);
+    DType ct = widerDType(types[0], types[1]); // as the kernels compare (runtime/Promotion.h)
     if (!as(ct))
       return nullptr;
     return compare(op, ct, x[0], x[1]);

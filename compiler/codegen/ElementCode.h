@@ -41,9 +41,6 @@ struct LoopOperand {
   std::vector<bool> full;
 };
 
-/// PyTorch/NumPy-style promotion of two dtypes as the kernels do it for comparisons.
-DType promoteDTypes(DType a, DType b);
-
 class ElementCode {
 public:
   /// Emits with `b` (whose insert point the caller owns) into module `m`.

@@ -152,24 +152,7 @@ std::optional<Shape> broadcastShapes(const Shape &a, const Shape &b, DimContext 
   return out;
 }
 
-/// Rank of a dtype in PyTorch's promotion lattice: bool < i32 < i64 < f32 < f64.
-static int dtypeRank(DType t) {
-  switch (t) {
-  case DType::Bool:
-    return 0;
-  case DType::I32:
-    return 1;
-  case DType::I64:
-    return 2;
-  case DType::F32:
-    return 3;
-  case DType::F64:
-    return 4;
-  }
-  return 0;
-}
-
-DType promoteDTypes(DType a, DType b) { return dtypeRank(a) >= dtypeRank(b) ? a : b; }
+DType promoteDTypes(DType a, DType b) { return widerDType(a, b); }
 
 DType promoteOperands(const Type &a, const Type &b) {
   auto operand = [](const Type &t) {

@@ -153,7 +153,8 @@ std::optional<int64_t> staticProduct(const Shape &s);
 /// Shape printed the way types print it: `[3, B]`.
 std::string shapeStr(const Shape &s);
 
-/// Promotion of two tensor dtypes (PyTorch): bool < integers < floats, wider wins in a category.
+/// Promotion of two tensor dtypes (PyTorch): bool < integers < floats, wider wins in a category
+/// (runtime/Promotion.h's widerDType, the one rule).
 DType promoteDTypes(DType a, DType b);
 
 /// Result dtype of an arithmetic op between operands of types `a` and `b` (tensors or numeric

@@ -95,19 +95,6 @@ Shape broadcastShapes(const Tensor &a, const Tensor &b) {
   return out;
 }
 
-namespace {
-int category(DType d) { return d == DType::Bool ? 0 : isInteger(d) ? 1 : 2; }
-} // namespace
-
-DType promoteTypes(DType a, DType b) {
-  if (a == b)
-    return a;
-  int ca = category(a), cb = category(b);
-  if (ca != cb)
-    return ca > cb ? a : b;
-  return dtypeSize(a) >= dtypeSize(b) ? a : b;
-}
-
 DType resultType(const Tensor &a, const Tensor &b) {
   return promoteElementwise({a.dtype(), runtimeOperandRank(a.dtype(), a.rank())},
                             {b.dtype(), runtimeOperandRank(b.dtype(), b.rank())});

@@ -11,6 +11,7 @@
 #define DLM_KERNELS_CPU_CPUKERNELS_H
 
 #include "runtime/Kernel.h"
+#include "runtime/Promotion.h"
 
 #include <span>
 
@@ -47,8 +48,6 @@ const Tensor &tensorArg(Inputs ins, size_t i, const char *op);
 Shape broadcastShapes(const Tensor &a, const Tensor &b);
 Shape broadcastShapes(const Shape &a, const Shape &b, const std::string &what);
 
-/// Promotion of two dtypes (bool < ints < floats; wider wins within a category).
-DType promoteTypes(DType a, DType b);
 /// The dtype an elementwise op computes in, PyTorch-style (runtime/Promotion.h): dimensioned
 /// tensors outrank 0-d f32/i32 tensors, which outrank 0-d i64/f64/bool operands (the language
 /// scalars); a lower-ranked operand only matters when its category (bool < int < float) is

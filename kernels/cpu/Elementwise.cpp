@@ -506,7 +506,7 @@ template <bool Tanh> void activationGradKernel(Inputs ins, const Attrs &, Output
   expectArity(ins, 2, op);
   const Tensor &y = tensorArg(ins, 0, op), &g = tensorArg(ins, 1, op);
   Shape shape = broadcastShapes(y, g);
-  DType dt = floatResultType(promoteTypes(y.dtype(), g.dtype()), false);
+  DType dt = floatResultType(widerDType(y.dtype(), g.dtype()), false);
   Tensor cy = as(y, dt), cg = as(g, dt);
   Tensor out = Tensor::empty(dt, shape);
   dispatchDType(dt, [&]<typename T>() {

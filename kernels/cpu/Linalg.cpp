@@ -154,7 +154,7 @@ Tensor matmul(Tensor a, Tensor b, const char *op) {
                             Shape(b.shape().begin(), b.shape().end() - 2),
                             "cannot broadcast the batch dimensions of " + a.typeString() + " and " +
                                 b.typeString());
-  DType dt = promoteTypes(a.dtype(), b.dtype());
+  DType dt = widerDType(a.dtype(), b.dtype());
   if (dt == DType::Bool)
     dt = DType::I64;
   if (a.dtype() != dt)

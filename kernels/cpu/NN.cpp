@@ -138,7 +138,7 @@ template <bool Log> void softmaxGradKernel(Inputs ins, const Attrs &attrs, Outpu
   const Tensor &y = tensorArg(ins, 0, op), &g = tensorArg(ins, 1, op);
   check(y.shape() == g.shape(),
         std::string("'") + op + "': " + y.typeString() + " vs gradient " + g.typeString());
-  DType dt = floatResultType(promoteTypes(y.dtype(), g.dtype()), false);
+  DType dt = floatResultType(widerDType(y.dtype(), g.dtype()), false);
   int64_t axis = attrs.getInt("axis", -1);
   AxisView vy = axisView(y, axis, dt), vg = axisView(g, axis, dt);
   Tensor out = Tensor::empty(dt, y.shape());
@@ -410,7 +410,7 @@ template <bool Unpack, typename T> void repackOhwi(const ConvGeom &g, const T *s
 }
 
 DType convDType(const Tensor &a, const Tensor &b) {
-  return floatResultType(promoteTypes(a.dtype(), b.dtype()), false);
+  return floatResultType(widerDType(a.dtype(), b.dtype()), false);
 }
 
 /// Images per GEMM: enough for about 2048 output columns (measured: OpenBLAS slows down on
@@ -709,7 +709,7 @@ void maxPoolGradKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
                &gin = tensorArg(ins, 1, "max_pool2d_grad");
   PoolGeom g = poolGeometry(xin.shape(), attrs, "max_pool2d_grad");
   checkPooledGradient(g, gin, "max_pool2d_grad");
-  DType dt = floatResultType(promoteTypes(xin.dtype(), gin.dtype()), false);
+  DType dt = floatResultType(widerDType(xin.dtype(), gin.dtype()), false);
   Tensor x = xin.to(dt), gr = gin.to(dt);
   Tensor dx = Tensor::zeros(dt, xin.shape());
   dispatchDType(dt, [&]<typename T>() {

@@ -245,7 +245,7 @@ Tensor concatTensors(const std::vector<Tensor> &xs, int64_t axisAttr, const char
       throw Error(std::string("'") + op + "': cannot join " + xs[0].typeString() + " with " +
                   x.typeString() + " along axis " + std::to_string(axis));
     shape[axis] += x.dim(axis);
-    dt = promoteTypes(dt, x.dtype());
+    dt = widerDType(dt, x.dtype());
     contiguous = contiguous && x.isContiguous() && x.device() == Device::CPU;
   }
   Tensor out = Tensor::empty(dt, shape);

@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 using namespace dlm;
 
 namespace {
@@ -74,6 +76,15 @@ TEST(Promotion, Tensors) {
   EXPECT_EQ(promoteDTypes(DType::I64, DType::F32), DType::F32);
   EXPECT_EQ(promoteDTypes(DType::Bool, DType::I32), DType::I32);
   EXPECT_EQ(promoteDTypes(DType::Bool, DType::Bool), DType::Bool);
+}
+
+TEST(Promotion, EveryPairIsTheWiderInTheLattice) {
+  // bool < i32 < i64 < f32 < f64 (runtime/Promotion.h's widerDType, the one rule), both ways.
+  const DType lattice[] = {DType::Bool, DType::I32, DType::I64, DType::F32, DType::F64};
+  for (size_t i = 0; i < 5; ++i)
+    for (size_t j = 0; j < 5; ++j)
+      EXPECT_EQ(promoteDTypes(lattice[i], lattice[j]), lattice[std::max(i, j)])
+          << dtypeName(lattice[i]) << " with " << dtypeName(lattice[j]);
 }
 
 TEST(Promotion, ScalarsDoNotWidenTensors) {
