@@ -96,6 +96,18 @@ static bool broadcastMayFail(const Graph &g, const Node &n) {
   return false;
 }
 
+/// matmul of operands of rank 1 or 2 (no batch dims to broadcast) whose contracted dims are
+/// static and equal cannot fail, whatever its other dims: the contraction is the only check
+/// left to run time (a layer's `h @ w` on a batch of run-time rows).
+static bool matmulMayFail(const Graph &g, const Node &n) {
+  const Type &a = g.typeOf(n.inputs[0]), &b = g.typeOf(n.inputs[1]);
+  if (!a.isTensor() || !b.isTensor() || a.rank() == 0 || b.rank() == 0 || a.rank() > 2 ||
+      b.rank() > 2)
+    return true;
+  const Dim &k1 = a.shape().back(), &k2 = b.shape()[b.rank() == 1 ? 0 : b.rank() - 2];
+  return !k1.isStatic() || k1 != k2;
+}
+
 /// index(x, i) that stays inside x's static dim: a constant i (lowering's `x.shape[k]` is
 /// index(shape_of(x), k)), a counter i whose range is inside, or `j % c` for a constant
 /// 0 < c <= the dim (the modulo takes the divisor's sign, so 0 <= j % c < c: `xs[it % 8]`
@@ -128,6 +140,8 @@ bool mayFail(const Graph &g, const Node &n, const IntRanges *counters) {
     return pushMayChangeShape(g, n);
   if (info->elementwise)
     return integerArithmeticMayFail(g, n) || broadcastMayFail(g, n);
+  if (n.op == "matmul")
+    return matmulMayFail(g, n);
   for (const Type &t : n.results)
     if (!isStatic(t))
       return true;

@@ -31,13 +31,13 @@ using IntRanges = std::map<ValueRef, std::pair<int64_t, int64_t>>;
 /// counter in range, or by `j % c` for a constant 0 < c <= the dim), an elementwise op whose
 /// operands surely broadcast (one tensor, 0-d ones, no run-time dim against another dim but a
 /// static 1) unless it is an integer division by a non-constant or zero divisor or an integer power
-/// by a non-constant or negative exponent. Cannot fail once their operand and result types are
-/// static (their shapes checked at compile time; ops/Ops.def `FailsOnlyOnShapes`): matmul,
-/// reductions, reshapes, creation ops, the shape-preserving gradient ops. Everything else may: an
-/// index by a run-time int, cross_entropy (labels are checked at run time), any other shape check
-/// left to run time, and an op without a registry entry. `counters` bounds some int values
-/// (lowering's loop counters): an index by one of them whose range lies inside the dim cannot fail
-/// either.
+/// by a non-constant or negative exponent, a matmul of rank 1 or 2 whose contracted dims are
+/// static and equal. Cannot fail once their operand and result types are static (their shapes
+/// checked at compile time; ops/Ops.def `FailsOnlyOnShapes`): matmul, reductions, reshapes,
+/// creation ops, the shape-preserving gradient ops. Everything else may: an index by a run-time
+/// int, cross_entropy (labels are checked at run time), any other shape check left to run time,
+/// and an op without a registry entry. `counters` bounds some int values (lowering's loop
+/// counters): an index by one of them whose range lies inside the dim cannot fail either.
 bool mayFail(const Graph &g, const Node &n, const IntRanges *counters = nullptr);
 
 } // namespace dlm::graph
