@@ -20,7 +20,8 @@
 //      inputs broadcast), every data user of it is already in the group (its value is needed
 //      nowhere else), and its control users come after the root in the schedule. Members are
 //      added in reverse topological order, so a producer is considered only after all its
-//      users in the group.
+//      users in the group. A group stops growing at kMaxFusedStatements members; the producers
+//      left out root groups of their own.
 //   3. A group of two or more nodes rewrites its root in place into
 //      `fused(external inputs in first-use order) {body}` with the members as statements in
 //      topological order and their control inputs; the other members lose their last user, and
@@ -61,6 +62,14 @@ bool isFusible(const Node &n) {
   return info && info->elementwise && info->attrs.empty();
 }
 
+/// The most statements a fused node's body holds. Its loop body is one basic block that
+/// codegen emits as one function; LLVM's passes and instruction selection take more than linear
+/// time in the size of a block, so an unbounded group made a chain of N elementwise ops compile
+/// in time quadratic in N (issue #27: 2.2 s of CPU in LLVM for 2000 ops on a 4-element tensor).
+/// A longer chain becomes several fused nodes, each reading the previous one's result: one more
+/// intermediate tensor per kMaxFusedStatements ops, which costs nothing measurable at run time.
+constexpr size_t kMaxFusedStatements = 64;
+
 struct Grouping {
   const Graph &g;
   std::vector<std::vector<Use>> uses;
@@ -94,7 +103,7 @@ struct Grouping {
         frontier.emplace(pos[in.node], in.node);
     };
     addOperands(root);
-    while (!frontier.empty()) {
+    while (!frontier.empty() && members.size() < kMaxFusedStatements) {
       NodeId p = frontier.begin()->second;
       frontier.erase(frontier.begin());
       if (!canJoin(p, g.node(root), group))
