@@ -36,6 +36,17 @@ template <typename F> void walkOps(ssa::Block &b, F &&each) {
   }
 }
 
+/// walkOps from the last op to the first (an op before the ops of its regions): the order in
+/// which usefulness flows, so that a straight-line program takes one pass, not one per op (a
+/// forward walk moved it one op back per pass, quadratic in the program: issue #27).
+template <typename F> void walkOpsBackward(ssa::Block &b, F &&each) {
+  for (auto it = b.ops.rbegin(); it != b.ops.rend(); ++it) {
+    each(**it);
+    for (auto &r : (*it)->regions)
+      walkOpsBackward(*r->block, each);
+  }
+}
+
 bool flowsThrough(const ssa::Operation &op) {
   switch (op.kind) {
   case ssa::OpKind::Builtin: // backward helpers flow too, so a missing rule is reported
@@ -139,7 +150,7 @@ void Reverse::analyseActivity(const std::vector<int64_t> &argnums) {
     useful.insert(ret->operands[0]);
   for (bool changed = true; changed;) {
     changed = false;
-    walkOps(body, [&](ssa::Operation &op) {
+    walkOpsBackward(body, [&](ssa::Operation &op) {
       if (flowsThrough(op)) {
         bool any = std::any_of(op.results.begin(), op.results.end(),
                                [&](const auto &r) { return useful.count(r.get()); });

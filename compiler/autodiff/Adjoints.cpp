@@ -24,7 +24,7 @@ ssa::Value *Reverse::adjoint(Level &at, Leaf leaf) {
 void Reverse::give(Level &at, Leaf leaf, ssa::Value *grad, llvm::SMRange loc) {
   if (!grad || !isActive(leaf.first))
     return;
-  Type t = leafTypes(leaf.first->type)[leaf.second];
+  Type t = leafType(leaf.first->type, leaf.second);
   if (!isFloatType(t))
     return;
   grad = fitTo(at, grad, t, loc);

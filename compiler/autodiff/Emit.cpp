@@ -13,6 +13,8 @@
 
 #include "compiler/support/Diagnostics.h"
 
+#include <cassert>
+
 namespace dlm::autodiff {
 
 std::vector<Type> leafTypes(const Type &t) {
@@ -23,6 +25,28 @@ std::vector<Type> leafTypes(const Type &t) {
     for (Type &l : leafTypes(e))
       out.push_back(std::move(l));
   return out;
+}
+
+size_t numLeaves(const Type &t) {
+  if (!t.isTuple())
+    return 1;
+  size_t n = 0;
+  for (const Type &e : t.elements())
+    n += numLeaves(e);
+  return n;
+}
+
+Type leafType(const Type &t, size_t leaf) {
+  if (!t.isTuple())
+    return t;
+  for (const Type &e : t.elements()) {
+    size_t n = numLeaves(e);
+    if (leaf < n)
+      return leafType(e, leaf);
+    leaf -= n;
+  }
+  assert(false && "leaf index out of range");
+  return t;
 }
 
 bool isFloatType(const Type &t) {
@@ -52,8 +76,6 @@ LoopParts loopParts(ssa::Operation &loop) {
     p.results.push_back(loop.results[i].get());
   return p;
 }
-
-size_t numLeaves(const Type &t) { return leafTypes(t).size(); }
 
 ssa::Value *newHeader(ssa::Operation &loop, Type type, llvm::SMRange loc) {
   loop.carried.push_back(
@@ -179,7 +201,7 @@ ssa::Value *Reverse::zerosLike(Level &at, ssa::Value *v, llvm::SMRange loc) {
 }
 
 ssa::Value *Reverse::zerosOf(Level &at, const ssa::Value *v, unsigned leaf, llvm::SMRange loc) {
-  Type t = leafTypes(v->type)[leaf];
+  Type t = leafType(v->type, leaf);
   if (t.kind() == Type::Kind::Float)
     return constLike(at, 0.0, nullptr, loc);
   if (t.isTensor() && t.staticNumElements()) {

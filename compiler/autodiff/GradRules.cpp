@@ -426,7 +426,7 @@ void gradStack(Ctx &c) {
 void gradSplit(Ctx &c) {
   std::vector<Value *> parts;
   const ssa::Value *r = c.forwardOp().result();
-  for (unsigned l = 0; l < autodiff::leafTypes(r->type).size(); ++l) {
+  for (unsigned l = 0, n = unsigned(autodiff::numLeaves(r->type)); l < n; ++l) {
     Value *g = c.reverse.adjoint(c.level, {r, l});
     parts.push_back(g ? g : c.reverse.zerosOf(c.level, r, l, c.forwardOp().loc));
   }

@@ -180,7 +180,7 @@ void Reverse::sweepIf(Level &parent, ssa::Operation &ifOp) {
   }
   std::vector<ssa::Value *> results;
   for (auto &[key, leaf] : outer)
-    results.push_back(bwdIf.addResult(leafTypes(leaf.first->type)[leaf.second]));
+    results.push_back(bwdIf.addResult(leafType(leaf.first->type, leaf.second)));
   for (Level &side : sides)
     for (const Level::Threaded &th : side.threaded) {
       ssa::Value *r = bwdIf.addResult(th.header->type);
@@ -205,7 +205,7 @@ void Reverse::sweepLoop(Level &parent, ssa::Operation &loop) {
     for (unsigned l = 0; l < numLeaves(parts.headers[j]->type); ++l) {
       bool seeded = adjoint(parent, {parts.results[j], l}) != nullptr;
       anySeed |= seeded;
-      if (isFloatType(leafTypes(parts.headers[j]->type)[l]) && isActive(parts.headers[j]))
+      if (isFloatType(leafType(parts.headers[j]->type, l)) && isActive(parts.headers[j]))
         carriedLeaves.push_back({parts.headers[j], l});
     }
   if (!anySeed || carriedLeaves.empty())
@@ -401,7 +401,7 @@ bool Reverse::run(const std::vector<int64_t> &argnums, bool withValue, const Typ
       // compiler/lower), so no cast back is needed (a run-time f64 from an f32 op was why one
       // used to be emitted here for every parameter).
       assert(
-          (!leafTypes(p->type)[l].isTensor() || g->type.dtype() == leafTypes(p->type)[l].dtype()) &&
+          (!leafType(p->type, l).isTensor() || g->type.dtype() == leafType(p->type, l).dtype()) &&
           "an adjoint has its leaf's dtype");
       leaves.push_back(g);
     }

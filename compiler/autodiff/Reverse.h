@@ -180,6 +180,9 @@ private:
 
 /// Flattened type leaves of `t` (tuples expanded in order).
 std::vector<Type> leafTypes(const Type &t);
+/// Leaf `leaf` of `t`, leafTypes(t)[leaf] without copying the others (a tuple of thousands of
+/// parameters asked for each of its leaves made that quadratic: issue #27).
+Type leafType(const Type &t, size_t leaf);
 /// True for `float` and float tensors.
 bool isFloatType(const Type &t);
 /// Index of `op` in its parent block.
