@@ -27,6 +27,8 @@ void Emitter::emitNode(const Node &n) {
     return emitRetval(n);
   if (n.op == "const" && emitConst(n))
     return;
+  if (emitUnboxedFill(n))
+    return;
   if (allScalar(n) && emitScalarOp(n))
     return;
   // A node placed on the GPU runs its kernel there: generated loops read host memory only.
@@ -87,7 +89,7 @@ void Emitter::emitRetval(const Node &n) {
     unsupported(n, "a result of type " + g.typeOf(n.inputs[0]).str());
     return;
   }
-  llvm::Value *boxed = box(v, g.typeOf(n.inputs[0]).dtype());
+  llvm::Value *boxed = box(v, g.typeOf(n.inputs[0]), n);
   checkFailure(b.CreateIsNull(boxed), n);
   b.CreateStore(boxed, out);
 }
@@ -106,7 +108,7 @@ bool Emitter::emitKernelRun(const Node &n) {
     ValueRef v = n.inputs[i];
     llvm::Value *x = load(v);
     if (repr(v) == Repr::Scalar)
-      boxed.push_back(x = box(x, g.typeOf(v).dtype()));
+      boxed.push_back(x = box(x, g.typeOf(v), n));
     b.CreateStore(x, b.CreateConstGEP1_32(ptrTy, ins, (unsigned)i));
   }
   std::optional<ValueRef> acc = accumulatorDonor(n);
@@ -210,6 +212,14 @@ bool Emitter::emitConst(const Node &n) {
   return true;
 }
 
+bool Emitter::emitUnboxedFill(const Node &n) {
+  if ((n.op != "zeros" && n.op != "ones") || repr({n.id, 0}) != Repr::Scalar)
+    return false;
+  DType dt = n.results[0].dtype();
+  store({n.id, 0}, constFromDouble(dt, scalarType(dt), n.op == "ones" ? 1.0 : 0.0));
+  return true;
+}
+
 llvm::Constant *Emitter::constFromDouble(DType dt, llvm::Type *ty, double v) {
   switch (dt) {
   case DType::F32:
@@ -230,20 +240,35 @@ llvm::Constant *Emitter::constFromDouble(DType dt, llvm::Type *ty, double v) {
   return nullptr;
 }
 
-llvm::Value *Emitter::box(llvm::Value *v, DType t) {
-  switch (t) {
+llvm::Value *Emitter::box(llvm::Value *v, const Type &t, const Node &n) {
+  llvm::Value *scalar = nullptr;
+  switch (t.dtype()) {
   case DType::F32:
-    return b.CreateCall(rt("dlm_tensor_scalar_f32", ptrTy, {b.getFloatTy()}), {v});
+    scalar = b.CreateCall(rt("dlm_tensor_scalar_f32", ptrTy, {b.getFloatTy()}), {v});
+    break;
   case DType::F64:
-    return b.CreateCall(rt("dlm_tensor_scalar_f64", ptrTy, {b.getDoubleTy()}), {v});
+    scalar = b.CreateCall(rt("dlm_tensor_scalar_f64", ptrTy, {b.getDoubleTy()}), {v});
+    break;
   case DType::I32:
-    return b.CreateCall(rt("dlm_tensor_scalar_i32", ptrTy, {i32()}), {v});
+    scalar = b.CreateCall(rt("dlm_tensor_scalar_i32", ptrTy, {i32()}), {v});
+    break;
   case DType::I64:
-    return b.CreateCall(rt("dlm_tensor_scalar_i64", ptrTy, {i64()}), {v});
+    scalar = b.CreateCall(rt("dlm_tensor_scalar_i64", ptrTy, {i64()}), {v});
+    break;
   case DType::Bool:
-    return b.CreateCall(rt("dlm_tensor_scalar_bool", ptrTy, {i32()}), {b.CreateZExt(v, i32())});
+    scalar = b.CreateCall(rt("dlm_tensor_scalar_bool", ptrTy, {i32()}), {b.CreateZExt(v, i32())});
+    break;
   }
-  return nullptr;
+  if (!scalar || t.rank() == 0)
+    return scalar;
+  // An unboxed value (findUnboxed): the 0-d tensor viewed with its static shape of ones.
+  checkFailure(b.CreateIsNull(scalar), n);
+  std::vector<int64_t> ones(t.rank(), 1);
+  llvm::Value *shaped =
+      b.CreateCall(rt("dlm_tensor_reshape", ptrTy, {ptrTy, i32(), ptrTy}),
+                   {scalar, b.getInt32((int)t.rank()), constArray<int64_t>(ones)});
+  release(b, scalar);
+  return shaped;
 }
 
 void Emitter::emitKernelCall(const Node &n) {
@@ -266,7 +291,7 @@ void Emitter::emitKernelCall(const Node &n) {
       str = x;
       break;
     case Repr::Scalar:
-      tensor = box(x, g.typeOf(v).dtype());
+      tensor = box(x, g.typeOf(v), n);
       boxed.push_back(tensor);
       break;
     case Repr::Unsupported:

@@ -25,6 +25,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>> Emitter::run() {
   ptrTy = llvm::PointerType::get(ctx, 0);
   valueTy = llvm::StructType::get(ctx, {ptrTy, ptrTy});
   slots.resize(g.numNodes());
+  findUnboxed();
   countUses();
   beginInit();
   auto *mainTy = options.entry ? llvm::FunctionType::get(i32(), {ptrTy, ptrTy}, false)
@@ -209,8 +210,75 @@ llvm::Value *Emitter::attrsOf(const Node &n) {
 }
 
 llvm::Type *Emitter::slotType(ValueRef v) {
-  const Type &t = g.typeOf(v);
-  return reprOf(t) == Repr::Scalar ? scalarType(t.dtype()) : ptrTy;
+  return repr(v) == Repr::Scalar ? scalarType(g.typeOf(v).dtype()) : ptrTy;
+}
+
+namespace {
+
+/// A tensor of static shape [1], [1, 1], ...: one element, its place known at compile time.
+bool isOneElement(const Type &t) {
+  if (!t.isTensor() || t.rank() == 0)
+    return false;
+  return std::all_of(t.shape().begin(), t.shape().end(),
+                     [](const Dim &d) { return d.isStatic() && d.size() == 1; });
+}
+
+} // namespace
+
+void Emitter::findUnboxed() {
+  std::map<std::pair<NodeId, uint32_t>, std::vector<NodeId>> readersOf;
+  for (const Node &n : g.nodes()) {
+    if (s.roles[n.id] == NodeRole::Forward)
+      continue;
+    for (ValueRef v : n.inputs) {
+      ValueRef r = s.resolve(g, v);
+      readersOf[{r.node, r.port}].push_back(n.id);
+    }
+    if (n.numResults() == 1 && isOneElement(n.results[0]))
+      unboxed.insert({n.id, 0});
+  }
+  // A join (loop variable, loop exit, branch join) copies its inputs into its own slot, so
+  // they and it live alike: a boxed join boxes its inputs. A literal read as a tensor stays the
+  // tensor @dlm_init builds once (autodiff's seed of a [1, 1] sum, read by a matmul) rather
+  // than being boxed at every read.
+  auto keeps = [&](const Node &n) {
+    auto readers = readersOf.find({n.id, 0});
+    if (readers != readersOf.end())
+      for (NodeId reader : readers->second) {
+        const Node &r = g.node(reader);
+        if (s.roles[reader] != NodeRole::Compute ? !unboxed.count({reader, 0})
+                                                 : n.inputs.empty() && !readsUnboxed(r))
+          return false;
+      }
+    return computesUnboxed(n);
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const Node &n : g.nodes())
+      if (unboxed.count({n.id, 0}) && !keeps(n)) {
+        unboxed.erase({n.id, 0});
+        changed = true;
+      }
+  }
+}
+
+bool Emitter::readsUnboxed(const Node &n) {
+  std::optional<ElementBody> body = elementBody(n);
+  return body && code->supports(*body, operandTypes(n));
+}
+
+bool Emitter::computesUnboxed(const Node &n) {
+  auto allUnboxed = [&] {
+    return std::all_of(n.inputs.begin(), n.inputs.end(),
+                       [&](ValueRef v) { return repr(v) == Repr::Scalar; });
+  };
+  if (s.roles[n.id] != NodeRole::Compute) // a loop variable, loop exit or branch join
+    return allUnboxed();
+  if (rt::runtimeDevice(n.device) != rt::Device::CPU)
+    return false;
+  if (n.op == "const" || n.op == "zeros" || n.op == "ones")
+    return n.inputs.empty();
+  return allUnboxed() && readsUnboxed(n);
 }
 
 void Emitter::beginTensorSlots() {

@@ -7,8 +7,9 @@
 // ops as inline code and loops).
 //
 // Every graph value gets a stack slot (promoted to SSA registers by mem2reg at -O1 and up): a
-// 0-d tensor lives in it as a scalar of its dtype (i64, double, float, i32, i1), a tensor as an
-// owned `dlm_tensor*`, a string as a `const char*`. Forwarding nodes share their input's slot.
+// 0-d tensor lives in it as a scalar of its dtype (i64, double, float, i32, i1), so does a
+// one-element tensor computed in registers (findUnboxed), any other tensor as an owned
+// `dlm_tensor*`, a string as a `const char*`. Forwarding nodes share their input's slot.
 // Tensor slots follow one ownership rule: a slot holds one reference, set when its node runs
 // and dropped right after its last reader in the region that owns it (the program for the root
 // frame, each iteration for a loop frame), or when that region ends (loop-carried variables
@@ -116,7 +117,31 @@ private:
   llvm::Value *attrsOf(const Node &n);
 
   // --- slots ----------------------------------------------------------------------------
-  Repr repr(ValueRef v) { return reprOf(g.typeOf(v)); }
+  /// reprOf its type, except that a one-element tensor findUnboxed chose is a Scalar.
+  Repr repr(ValueRef v) {
+    ValueRef r = s.resolve(g, v);
+    return unboxed.count({r.node, r.port}) ? Repr::Scalar : reprOf(g.typeOf(v));
+  }
+
+  /// Chooses the values of static shape [1], [1, 1], ... that live in a register, as a 0-d
+  /// tensor does, instead of in a `dlm_tensor` (unboxed): those computed in registers — by an
+  /// elementwise op (or fused node) on register operands that ElementCode supports, a literal,
+  /// or zeros/ones when nothing reads them as a tensor — and the loop variables, loop exits and
+  /// branch joins all of whose inputs are unboxed. The largest such set (start from every
+  /// candidate, drop what fails, until nothing changes), so a loop-carried `x = x + 1.0` on a [1]
+  /// tensor never calls the runtime. Any other reader gets the value boxed to its shape (box).
+  void findUnboxed();
+
+  /// Whether node n's one-element result can be unboxed, given the current choice for its
+  /// operands.
+  bool computesUnboxed(const Node &n);
+
+  /// Whether node n takes register operands as they are: elementwise code (ElementCode) that
+  /// supports its body, whether its result is a register or a loop over a tensor.
+  bool readsUnboxed(const Node &n);
+
+  /// zeros{shape} or ones{shape} of an unboxed result: a register constant.
+  bool emitUnboxedFill(const Node &n);
 
   llvm::Type *slotType(ValueRef v);
 
@@ -350,8 +375,9 @@ private:
   /// (docs/codegen.md "Ops"; release, by contrast, stays inline).
   llvm::Function *denseDataFunction();
 
-  /// A 0-d tensor holding a register scalar (a new reference).
-  llvm::Value *box(llvm::Value *v, DType t);
+  /// A tensor of type t (0-d, or one element of an unboxed value's shape) holding the register
+  /// scalar v (a new reference; null when it could not be made); node n reports a failure.
+  llvm::Value *box(llvm::Value *v, const Type &t, const Node &n);
 
   /// Any op: boxes scalar operands, calls the kernel through the C ABI, checks the status,
   /// unboxes scalar results.
@@ -392,6 +418,7 @@ private:
                    *scalarTmp = nullptr;
   llvm::AllocaInst *copySlot = nullptr;               ///< see denseData
   std::set<std::pair<NodeId, uint32_t>> denseResults; ///< see knownDense
+  std::set<std::pair<NodeId, uint32_t>> unboxed;      ///< see findUnboxed
   llvm::BasicBlock *failBlock = nullptr;              ///< the shared error exit (see checkFailure)
   llvm::PHINode *failSite = nullptr;
   std::vector<graph::ErrorReport> siteReports; ///< per failure site (see siteTable)
