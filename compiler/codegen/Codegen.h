@@ -118,6 +118,31 @@ int buildExecutable(const graph::Graph &graph, DiagnosticEngine &diags,
                     const CodegenOptions &options, llvm::StringRef exePath,
                     llvm::StringRef toolPath);
 
+/// Writes the entry graph `graph` as one export of an AOT library (`dlmc --emit=lib`,
+/// docs/embedding.md): an object file for the AOT target defining `<symbolPrefix>_main` and
+/// `<symbolPrefix>_init` (the EntryFunctions' convention) and, for a generic x86-64 target,
+/// their FMA copies `<symbolPrefix>_main_fma` and `_init_fma` (runtime/AotLibrary.h); the rest
+/// is internal. Returns an exit status (errors reported to `diags`).
+int emitEntryObject(const graph::Graph &graph, DiagnosticEngine &diags,
+                    const CodegenOptions &options, llvm::StringRef symbolPrefix,
+                    llvm::StringRef objectPath);
+
+/// Builds the AOT library `libPath` from the exports' object files and the C file `wrapperC`
+/// (the typed functions, compiled with the system's `cc`): a shared library linked with the
+/// static runtime (found as for buildExecutable), or for a `.a` path a static archive of the
+/// objects and the runtime's. Returns an exit status (errors reported to `diags`).
+int buildLibrary(const std::vector<std::string> &objects, llvm::StringRef wrapperC,
+                 DiagnosticEngine &diags, const CodegenOptions &options, llvm::StringRef libPath,
+                 llvm::StringRef toolPath);
+
+/// What a program linking a static AOT library adds after it: the runtime's own libraries
+/// (OpenBLAS, zlib, pthread, libm), as this build found them.
+std::vector<std::string> libraryLinkArguments();
+
+/// Whether AOT code for `options` has FMA copies of its functions, chosen at start-up: a
+/// generic x86-64 target (docs/codegen.md "AOT").
+bool hasFmaCopies(const CodegenOptions &options);
+
 } // namespace dlm::codegen
 
 #endif // DLM_COMPILER_CODEGEN_CODEGEN_H

@@ -11,6 +11,7 @@
 #include "llvm/Support/thread.h"
 
 #include <exception>
+#include <tuple>
 
 namespace dlm {
 
@@ -115,7 +116,7 @@ DefInfo describeDef(const FunctionDefStmt &def, DiagnosticEngine &diag) {
     info.signature += " -> " + info.returnAnnotation;
   }
   info.file = diag.getBufferName(def.getBeginLoc()).str();
-  info.line = diag.getLineAndColumn(def.getBeginLoc()).first;
+  std::tie(info.line, info.column) = diag.getLineAndColumn(def.getBeginLoc());
   return info;
 }
 
@@ -344,15 +345,13 @@ std::vector<Type> LoadedProgram::paramTypes(const DefInfo &def, const std::vecto
   return params;
 }
 
-std::unique_ptr<EntryPoint> LoadedProgram::compile(const EntrySpec &spec,
-                                                   const std::vector<Type> &params,
-                                                   const std::vector<std::string> &strings,
-                                                   const EntryOptions &options,
-                                                   std::string &diagnostics) {
+bool LoadedProgram::lowerEntry(const EntrySpec &spec, const std::vector<Type> &params,
+                               const std::vector<std::string> &strings, unsigned optLevel,
+                               std::string &diagnostics, const LowerCallback &use) {
   const DefInfo *def = findDef(spec.def);
   if (!def) {
     diagnostics = "dlm: error: no def named '" + spec.def + "'\n";
-    return nullptr;
+    return false;
   }
   std::lock_guard<std::mutex> lock(compileLock);
   CompilerOptions compilerOptions;
@@ -365,51 +364,85 @@ std::unique_ptr<EntryPoint> LoadedProgram::compile(const EntrySpec &spec,
     if (t.kind() != Type::Kind::Str)
       runTimeParams.push_back(t);
   compilerOptions.entry = SemaOptions::Entry{kEntryDef, runTimeParams};
-  compilerOptions.optLevel = options.optLevel;
+  compilerOptions.optLevel = optLevel;
   TextDiagnostics text;
-  std::unique_ptr<EntryPoint> entry;
   bool ok = runOnLargeStack(
       [&] {
         Compilation compilation(compilerOptions, text.diag);
         if (!compilation.loadInput() || !compilation.run(llvm::nulls()))
           return false;
         const ssa::Function *function = compilation.getProgram()->entry;
-        graph::Graph &g = *compilation.getGraph();
-        if (options.engine == EntryOptions::Engine::Graph) {
-          auto graphEntry =
-              std::make_unique<GraphEntry>(std::move(g), compilerOptions.parts, options.numThreads);
-          if (rt::Status s = graphEntry->build(); !s)
-            return text.diag.error("internal error: the graph executor cannot run this graph: " +
-                                   s.message());
-          entry = std::move(graphEntry);
-        } else {
-          if (!jit)
-            jit = std::make_shared<codegen::JitSession>();
-          codegen::CodegenOptions codegenOptions;
-          codegenOptions.optLevel = options.optLevel;
-          codegenOptions.objectCache = options.objectCache;
-          std::optional<codegen::EntryFunctions> functions =
-              jit->compileEntry(g, text.diag, codegenOptions);
-          if (!functions)
-            return false;
-          auto jitEntry = std::make_unique<JitEntry>(jit, *functions);
-          std::string error;
-          if (!jitEntry->init(error)) {
-            text.os << error;
-            return false;
-          }
-          entry = std::move(jitEntry);
-        }
-        entry->params = runTimeParams;
-        entry->result = function->resultType;
-        for (const Type &t : runTimeParams)
-          entry->numArgs += leafCount(t);
-        entry->numResults = leafCount(function->resultType);
-        return true;
+        return use(LoweredEntry{*compilation.getGraph(), runTimeParams, function->resultType,
+                                text.diag, text.os, compilerOptions.parts});
       },
       text.diag);
   diagnostics = text.finish();
-  return ok ? std::move(entry) : nullptr;
+  return ok;
+}
+
+std::unique_ptr<EntryPoint> LoadedProgram::compile(const EntrySpec &spec,
+                                                   const std::vector<Type> &params,
+                                                   const std::vector<std::string> &strings,
+                                                   const EntryOptions &options,
+                                                   std::string &diagnostics) {
+  std::unique_ptr<EntryPoint> entry;
+  auto make = [&](const LoweredEntry &lowered) {
+    if (options.engine == EntryOptions::Engine::Graph) {
+      auto graphEntry =
+          std::make_unique<GraphEntry>(std::move(lowered.graph), lowered.parts, options.numThreads);
+      if (rt::Status s = graphEntry->build(); !s)
+        return lowered.diag.error("internal error: the graph executor cannot run this graph: " +
+                                  s.message());
+      entry = std::move(graphEntry);
+    } else {
+      if (!jit)
+        jit = std::make_shared<codegen::JitSession>();
+      codegen::CodegenOptions codegenOptions;
+      codegenOptions.optLevel = options.optLevel;
+      codegenOptions.objectCache = options.objectCache;
+      std::optional<codegen::EntryFunctions> functions =
+          jit->compileEntry(lowered.graph, lowered.diag, codegenOptions);
+      if (!functions)
+        return false;
+      auto jitEntry = std::make_unique<JitEntry>(jit, *functions);
+      std::string error;
+      if (!jitEntry->init(error)) {
+        lowered.os << error;
+        return false;
+      }
+      entry = std::move(jitEntry);
+    }
+    entry->params = lowered.params;
+    entry->result = lowered.result;
+    for (const Type &t : lowered.params)
+      entry->numArgs += leafCount(t);
+    entry->numResults = leafCount(lowered.result);
+    return true;
+  };
+  if (!lowerEntry(spec, params, strings, options.optLevel, diagnostics, make))
+    return nullptr;
+  return entry;
+}
+
+std::optional<Type> LoadedProgram::emitLibraryObject(const EntrySpec &spec,
+                                                     const std::vector<Type> &params,
+                                                     const LibraryObjectOptions &options,
+                                                     std::string &diagnostics) {
+  std::optional<Type> resultType;
+  auto emit = [&](const LoweredEntry &lowered) {
+    codegen::CodegenOptions codegenOptions;
+    codegenOptions.optLevel = options.optLevel;
+    codegenOptions.aotCpu = options.aotCpu;
+    codegenOptions.entry = true;
+    if (codegen::emitEntryObject(lowered.graph, lowered.diag, codegenOptions, options.symbolPrefix,
+                                 options.objectPath) != codegen::kExitOk)
+      return false;
+    resultType = lowered.result;
+    return true;
+  };
+  if (!lowerEntry(spec, params, {}, options.optLevel, diagnostics, emit))
+    return std::nullopt;
+  return resultType;
 }
 
 } // namespace dlm

@@ -27,8 +27,10 @@
 #include "runtime/CApi.h"
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -40,6 +42,11 @@ namespace dlm {
 namespace codegen {
 class JitSession;
 } // namespace codegen
+namespace graph {
+class Graph;
+} // namespace graph
+class DiagnosticEngine;
+struct SourcePart;
 
 /// One source text of a program given in memory.
 struct SourceText {
@@ -74,7 +81,7 @@ struct DefInfo {
   /// "predict(w, b, x: Tensor[B, 784]) -> Tensor" as written.
   std::string signature;
   std::string file;
-  unsigned line = 0;
+  unsigned line = 0, column = 0; ///< of the def's `def`
   /// Parameters without a default value.
   size_t numRequired() const;
 };
@@ -119,6 +126,14 @@ public:
   size_t numResults = 0; ///< leaves of result
 };
 
+/// How LoadedProgram::emitLibraryObject writes one export of an AOT library.
+struct LibraryObjectOptions {
+  unsigned optLevel = 2;
+  std::string aotCpu = "generic"; ///< as for `dlmc -o`: any x86-64, or "native"
+  std::string symbolPrefix;       ///< the object defines <prefix>_main and <prefix>_init
+  std::string objectPath;
+};
+
 /// A program a host loaded: its sources, checked, and its defs.
 class LoadedProgram {
 public:
@@ -146,8 +161,32 @@ public:
                                       const std::vector<std::string> &strings,
                                       const EntryOptions &options, std::string &diagnostics);
 
+  /// Compiles `spec` at `params` (no `str` among them) ahead of time into the object file of one
+  /// export of an AOT library (codegen::emitEntryObject). Returns the result type, or nullopt
+  /// with the diagnostics text in `diagnostics`.
+  std::optional<Type> emitLibraryObject(const EntrySpec &spec, const std::vector<Type> &params,
+                                        const LibraryObjectOptions &options,
+                                        std::string &diagnostics);
+
 private:
   LoadedProgram() = default;
+  /// An entry graph lowered for a use: the graph, its run-time parameter types (strs left out)
+  /// and result type, the diagnostics engine and stream of the compile, the program's parts.
+  struct LoweredEntry {
+    graph::Graph &graph;
+    const std::vector<Type> &params;
+    const Type &result;
+    DiagnosticEngine &diag;
+    llvm::raw_ostream &os;
+    const std::vector<SourcePart> &parts;
+  };
+  using LowerCallback = std::function<bool(const LoweredEntry &)>;
+  /// Lowers `spec` at `params` into an entry graph (the call a wrapper def `<call>` appended to
+  /// the program) and hands it to `use`, on the compiler's large-stack thread, under the
+  /// compile lock. False with the diagnostics text in `diagnostics` when it or `use` fails.
+  bool lowerEntry(const EntrySpec &spec, const std::vector<Type> &params,
+                  const std::vector<std::string> &strings, unsigned optLevel,
+                  std::string &diagnostics, const LowerCallback &use);
   static std::unique_ptr<LoadedProgram> load(std::vector<SourceText> sources,
                                              std::string &diagnostics);
 

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/driver/Driver.h"
+#include "compiler/driver/Library.h"
 #include "compiler/driver/Options.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -21,6 +22,8 @@ static void printHelp(llvm::raw_ostream &os) {
      << "USAGE: dlmc [options] FILE.dlm       check a program through every stage\n"
      << "       dlmc --emit=KIND FILE.dlm     print one stage's output\n"
      << "       dlmc FILE.dlm -o EXE          compile ahead of time\n"
+     << "       dlmc --emit=lib FILE.dlm -o libNAME.so|libNAME.a [--export=f,grad(g),...]\n"
+     << "                                     a library and its C header NAME.h\n"
      << "FILE may be '-' for standard input.\n\n"
      << "OPTIONS:\n"
      << "  --emit=KIND             print the output of one stage and stop:\n";
@@ -31,6 +34,10 @@ static void printHelp(llvm::raw_ostream &os) {
   }
   os << "  -o FILE                 write a native executable (with -c: the object file)\n"
      << "  -c, --emit=obj          write an object file (FILE.o unless -o says otherwise)\n"
+     << "  --emit=lib              write a library (-o libNAME.so or libNAME.a) of the defs and\n"
+     << "                          a C header NAME.h beside it (docs/embedding.md)\n"
+     << "  --export=LIST           with --emit=lib: what it exports (default: every def), each\n"
+     << "                          [CNAME=]DEF, grad(DEF[, argnums=...]) or value_and_grad(...)\n"
      << "  --aot-cpu=generic|native  the CPU -o/-c code targets: any x86-64 (default) or this\n"
      << "                          machine's (its features, like the JIT)\n";
   printCommonOptionsHelp(os);
@@ -57,8 +64,10 @@ static std::optional<int> setEmit(llvm::StringRef name, CompilerOptions &options
 
 /// What dlmc writes besides --emit output: nothing, an object file or an executable.
 struct OutputOptions {
-  std::string path; ///< -o
-  AotOptions aot;   ///< -c, --emit=obj, --aot-cpu
+  std::string path;                   ///< -o
+  AotOptions aot;                     ///< -c, --emit=obj, --aot-cpu
+  bool library = false;               ///< --emit=lib
+  std::optional<std::string> exports; ///< --export
 };
 
 /// Parses the command line into `options`; returns an exit status when dlmc should stop.
@@ -82,9 +91,8 @@ static std::optional<int> parseArgs(int argc, char **argv, CompilerOptions &opti
         output.path = argv[++i];
         continue;
       }
-      if (llvm::StringRef(argv[i + 1]) == "obj") {
-        output.aot.objectOnly = true;
-        ++i;
+      if (llvm::StringRef(argv[i + 1]) == "obj" || llvm::StringRef(argv[i + 1]) == "lib") {
+        (llvm::StringRef(argv[++i]) == "obj" ? output.aot.objectOnly : output.library) = true;
         continue;
       }
       if (std::optional<int> status = setEmit(argv[++i], options))
@@ -96,6 +104,14 @@ static std::optional<int> parseArgs(int argc, char **argv, CompilerOptions &opti
         return usageError("dlmc",
                           "unknown --aot-cpu '" + arg + "' (expected 'generic' or 'native')");
       output.aot.aotCpu = arg.str();
+      continue;
+    }
+    if (arg == "--emit=lib" || arg == "-emit=lib") {
+      output.library = true;
+      continue;
+    }
+    if (arg.consume_front("--export=")) {
+      output.exports = arg.str();
       continue;
     }
     if (arg == "-c" || arg == "--emit=obj" || arg == "-emit=obj") {
@@ -142,11 +158,39 @@ static int writeOutput(Compilation &compilation, const OutputOptions &output, co
                             argv0);
 }
 
+/// --emit=lib: checks what goes with it and builds the library.
+static int buildLibrary(const CompilerOptions &options, const OutputOptions &output,
+                        const char *argv0) {
+  if (!output.library)
+    return usageError("dlmc", "--export needs --emit=lib");
+  if (options.emit != EmitKind::None || output.aot.objectOnly)
+    return usageError("dlmc", "--emit=lib cannot be combined with another --emit or -c");
+  if (output.path.empty())
+    return usageError("dlmc", "--emit=lib needs -o libNAME.so or -o libNAME.a");
+  if (options.input == "-")
+    return usageError("dlmc", "--emit=lib reads a file, not standard input");
+  if (output.exports && output.exports->empty())
+    return usageError("dlmc", "--export= names nothing");
+  llvm::StringRef folder = llvm::sys::path::parent_path(output.path);
+  if (!folder.empty() && !llvm::sys::fs::is_directory(folder))
+    return usageError("dlmc",
+                      "cannot write '" + output.path + "': there is no folder '" + folder + "'");
+  LibraryOptions library;
+  library.input = options.input;
+  library.output = output.path;
+  library.exports = output.exports.value_or("");
+  library.optLevel = options.optLevel;
+  library.aotCpu = output.aot.aotCpu;
+  return buildAotLibrary(library, argv0);
+}
+
 int main(int argc, char **argv) {
   CompilerOptions options;
   OutputOptions output;
   if (std::optional<int> status = parseArgs(argc, argv, options, output))
     return *status;
+  if (output.library || output.exports)
+    return buildLibrary(options, output, argv[0]);
   if (options.emit != EmitKind::None && (output.aot.objectOnly || !output.path.empty()))
     return usageError("dlmc",
                       "--emit=KIND prints to standard output; it cannot be combined with -o or -c");

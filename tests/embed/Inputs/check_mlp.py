@@ -1,7 +1,8 @@
 """Checks what tests/embed's C, C++ and Python programs printed for Inputs/mlp.dlm against
 PyTorch: the same data (sin(i * 0.37 + salt) / 2), the same model, autograd for the gradients.
 
-Usage: check_mlp.py OUTPUT   (lines `NAME dtype [shape] values...`; others are ignored)
+Usage: check_mlp.py OUTPUT [NAME...]   (lines `NAME dtype [shape] values...`; others are
+ignored). Every result below must be printed, or with NAMEs, exactly those.
 """
 import re
 import sys
@@ -57,7 +58,8 @@ for i in range(4):
     expected[f"grad.{i}"] = g[i]
     expected[f"value_and_grad.1.{i}"] = g[i]
     expected[f"step.0.{i}"] = (w1, b1, w2, b2)[i] - 0.5 * g[i]
-
+if len(sys.argv) > 2:
+    expected = {name: expected[name] for name in sys.argv[2:]}
 seen = set()
 failed = False
 for line in open(sys.argv[1]):
