@@ -188,14 +188,16 @@ int32_t call(dlm_lib_entry *entry, const int64_t *sizes, const void *const *inpu
     argHandles.push_back(args.back().get());
   }
   dlm_clear_error();
-  if (state.main(argHandles.data(), results.data()) != 0)
+  bool ran = state.main(argHandles.data(), results.data()) == 0;
+  // A failed run may have stored some results already: they are released all the same.
+  std::vector<Tensor> owned;
+  for (void *r : results)
+    owned.push_back(Tensor::adopt(static_cast<TensorImpl *>(r)));
+  if (!ran)
     return fail(1, dlm_last_error_report());
   int32_t status = 0;
-  for (size_t i = 0; i < results.size(); ++i) {
-    Tensor t = Tensor::adopt(static_cast<TensorImpl *>(results[i]));
-    if (status == 0)
-      status = copyOut(state.outputs[i], sizes, t, outputs[i], entry->name);
-  }
+  for (size_t i = 0; i < owned.size() && status == 0; ++i)
+    status = copyOut(state.outputs[i], sizes, owned[i], outputs[i], entry->name);
   return status;
 }
 

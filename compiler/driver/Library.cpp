@@ -259,7 +259,9 @@ std::string prototype(const std::string &function, const ExportSignature &sig) {
 }
 
 std::string headerComment(const ExportSignature &sig, const Export &e) {
-  std::string text = "/* " + e.spec.callee() + " of " + sig.signature;
+  std::string text =
+      "/* " + (e.spec.kind == EntrySpec::Kind::Call ? sig.signature
+                                                    : e.spec.callee() + " of " + sig.signature);
   for (const Leaf &leaf : sig.inputs)
     text += "\n *   " + leaf.name + ": " +
             (leaf.byValue ? leaf.scalar + " (by value)" : typeText(leaf));
@@ -357,6 +359,12 @@ std::string libraryName(llvm::StringRef output, std::string &error) {
     error = "--emit=lib writes a shared library (-o libNAME.so) or a static one (-o libNAME.a), "
             "not '" +
             file.str() + "'";
+    return "";
+  }
+  if (file.ends_with(".a") && output.find_first_of(" \t\n+;*") != llvm::StringRef::npos) {
+    error = "a static library's path may not hold spaces, '+', ';' or '*' (the archiver's "
+            "script cannot name it): '" +
+            output.str() + "'";
     return "";
   }
   stem.consume_front("lib");
