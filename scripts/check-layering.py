@@ -73,6 +73,7 @@ LAYERS = [
     layer("embed", ["dlm_embed_objects", "dlm_embed", "dlm_shared"], ["embed/", "include/dlm/"],
           ["driver", "runtime"], top=True),
     layer("python", ["dlm_python"], ["python/"], ["embed"], top=True),
+    layer("examples", ["embed_serve"], ["examples/"], ["embed"], top=True),
     layer("repl", ["dlm_repl"], ["repl/"], ["driver", "support", "runtime"], top=True),
     layer("tools", ["dlmc", "dlm"], ["tools/dlmc/", "tools/dlm/"], ["driver", "support", "repl"],
           top=True),
