@@ -1,8 +1,12 @@
 """The cost of one call of a tiny function from Python: dlm (the module dlm, build/python) beside
-a TorchScript module and PyTorch eager on the same 1-element add, and numpy's own add as the
-floor. CPU time (time.process_time) per call, best of 5 rounds after a warm-up call: on a
-loaded machine wall time is noise. Usage: PYTHONPATH=build/python call_overhead.py TINY.dlm [N]
+a JAX jit function (when jax is installed), a TorchScript module and PyTorch eager on the same
+1-element add, and numpy's own add as the floor. CPU time (time.process_time) per call, best of
+5 rounds after a warm-up call: on a loaded machine wall time is noise.
+Usage: PYTHONPATH=build/python call_overhead.py TINY.dlm [N]   (any CPython 3.11 with numpy and
+torch: /usr/bin/python3, or bench/peers' venv, which has jax and torch 2)
 """
+import os
+import platform
 import sys
 import time
 
@@ -39,6 +43,8 @@ class Add(torch.nn.Module):
 
 
 scripted = torch.jit.script(Add())
+print(f"python {platform.python_version()}, numpy {np.__version__}, torch {torch.__version__}, "
+      f"load average {os.getloadavg()[0]:.1f}")
 rows = [
     ("dlm from Python, numpy in and out (jit)", best_ns(m.add, x, y)),
     ("dlm from Python, torch tensors in (__dlpack__)", best_ns(m.add, tx, ty)),
@@ -46,5 +52,19 @@ rows = [
     ("PyTorch eager a + b", best_ns(torch.add, tx, ty)),
     ("numpy a + b", best_ns(np.add, x, y)),
 ]
+try:
+    import jax
+
+    jax.config.update("jax_platforms", "cpu")
+    jitted = jax.jit(lambda a, b: a + b)
+    jx, jy = jax.device_put(x), jax.device_put(y)
+    print(f"jax {jax.__version__}")
+    rows += [
+        ("JAX jit, jax arrays in, block_until_ready",
+         best_ns(lambda a, b: jitted(a, b).block_until_ready(), jx, jy)),
+        ("JAX jit, numpy in and out (np.asarray)", best_ns(lambda a, b: np.asarray(jitted(a, b)), x, y)),
+    ]
+except ImportError:
+    print("jax: not installed in this Python")
 for name, ns in rows:
     print(f"{name}: {ns:.0f} ns CPU per call")
