@@ -95,7 +95,33 @@ std::string checkOptions(const dlm_options *options) {
            ", expected DLM_ENGINE_JIT or DLM_ENGINE_GRAPH";
   if (options->opt_level < 0 || options->opt_level > 3)
     return "dlm_options.opt_level is " + std::to_string(options->opt_level) + ", expected 0 to 3";
+  if (options->num_constants < 0 || (options->num_constants > 0 && !options->constants))
+    return "dlm_options.constants is null or num_constants (" +
+           std::to_string(options->num_constants) + ") negative";
+  for (int32_t i = 0; i < options->num_constants; ++i) {
+    const dlm_constant &c = options->constants[i];
+    if (!c.name || !*c.name)
+      return "dlm_options.constants[" + std::to_string(i) + "] has no name";
+    if (c.kind != DLM_KIND_INT && c.kind != DLM_KIND_FLOAT && c.kind != DLM_KIND_BOOL)
+      return "dlm_options.constants[" + std::to_string(i) + "] ('" + c.name + "') has kind " +
+             std::to_string(c.kind) + ", expected DLM_KIND_INT, DLM_KIND_FLOAT or DLM_KIND_BOOL";
+  }
   return "";
+}
+
+/// The constants of checked options, copied.
+ProgramConstants constantsOf(const dlm_options *options) {
+  ProgramConstants constants;
+  for (int32_t i = 0; options && i < options->num_constants; ++i) {
+    const dlm_constant &c = options->constants[i];
+    if (c.kind == DLM_KIND_INT)
+      constants[c.name] = c.i;
+    else if (c.kind == DLM_KIND_FLOAT)
+      constants[c.name] = c.f;
+    else
+      constants[c.name] = c.i != 0;
+  }
+  return constants;
 }
 
 /// Publishes a loaded program as a module, or reports why it did not load.
@@ -200,7 +226,7 @@ dlm_status *dlm_module_load(const char *path, const dlm_options *options, dlm_mo
     if (std::string error = checkOptions(options); !error.empty())
       return invalid(error);
     std::string diagnostics;
-    auto program = LoadedProgram::loadFile(path, diagnostics);
+    auto program = LoadedProgram::loadFile(path, diagnostics, constantsOf(options));
     return finishLoad(std::move(program), diagnostics, options, module);
   });
 }
@@ -220,10 +246,11 @@ dlm_status *dlm_module_load_sources(const dlm_source *sources, int32_t count,
       if (!sources[i].text)
         return invalid("source " + std::to_string(i) + " has no text");
       texts.push_back({sources[i].name ? sources[i].name : "<source>", sources[i].text,
-                       unsigned(std::max(sources[i].first_line, 1))});
+                       unsigned(std::max(sources[i].first_line, 1)),
+                       unsigned(std::max(sources[i].indent, 0))});
     }
     std::string diagnostics;
-    auto program = LoadedProgram::loadSources(std::move(texts), diagnostics);
+    auto program = LoadedProgram::loadSources(std::move(texts), diagnostics, constantsOf(options));
     return finishLoad(std::move(program), diagnostics, options, module);
   });
 }

@@ -271,6 +271,7 @@ bool Compilation::runSema() {
     return parseFile(diag, path, importLoc);
   };
   semaOptions.entry = options.entry;
+  semaOptions.constants = options.constants;
   program = analyze(*module, diag, semaOptions);
   return program != nullptr;
 }
@@ -367,7 +368,7 @@ void bindValue(Module &part, const std::string &name) {
 bool Compilation::parseParts() {
   bool ok = true;
   for (size_t i = 0; i < partBuffers.size(); ++i) {
-    std::unique_ptr<Module> part = parseBuffer(diag, partBuffers[i]);
+    std::unique_ptr<Module> part = parseBuffer(diag, partBuffers[i], options.parts[i].indent);
     if (!part) {
       ok = false; // parse the others too: every syntax error is reported
       continue;

@@ -23,6 +23,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -48,6 +49,9 @@ struct SourcePart {
   /// When set and the part is one expression statement, that statement becomes an assignment
   /// of its value to this name (the REPL prints the value, or shows its type).
   std::string bindValueTo;
+  /// The column its top-level statements start at, 0-based: a def cut out of an indented
+  /// block of another file (the Python module's @dlm.jit) keeps that file's columns.
+  unsigned indent = 0;
 };
 
 /// Options shared by every tool that compiles.
@@ -82,6 +86,9 @@ struct CompilerOptions {
   /// file's top-level statements other than defs and imports are dropped after parsing: a host
   /// calls its defs and never runs its script.
   std::optional<SemaOptions::Entry> entry;
+  /// Names the program reads as constants (SemaOptions::constants; the embedding API's
+  /// dlm_options.constants).
+  std::map<std::string, SemaOptions::Constant> constants;
 };
 
 class Compilation;

@@ -64,7 +64,7 @@ struct TextDiagnostics {
 /// in front, so positions count as in the file it came from.
 SourcePart partOf(const SourceText &source) {
   unsigned pad = source.firstLine > 1 ? source.firstLine - 1 : 0;
-  return SourcePart{source.name, std::string(pad, '\n') + source.text, ""};
+  return SourcePart{source.name, std::string(pad, '\n') + source.text, "", source.indent};
 }
 
 std::string textOf(llvm::SMRange range) {
@@ -286,7 +286,8 @@ std::string EntrySpec::callee() const {
 LoadedProgram::~LoadedProgram() = default;
 
 std::unique_ptr<LoadedProgram> LoadedProgram::loadFile(const std::string &path,
-                                                       std::string &diagnostics) {
+                                                       std::string &diagnostics,
+                                                       ProgramConstants constants) {
   TextDiagnostics text;
   std::optional<unsigned> buffer = text.diag.addFile(path);
   if (!buffer) {
@@ -294,27 +295,37 @@ std::unique_ptr<LoadedProgram> LoadedProgram::loadFile(const std::string &path,
     return nullptr;
   }
   std::string contents = text.diag.getSourceMgr().getMemoryBuffer(*buffer)->getBuffer().str();
-  return load({SourceText{path, std::move(contents), 1}}, diagnostics);
+  return load({SourceText{path, std::move(contents), 1}}, std::move(constants), diagnostics);
 }
 
 std::unique_ptr<LoadedProgram> LoadedProgram::loadSources(std::vector<SourceText> sources,
-                                                          std::string &diagnostics) {
+                                                          std::string &diagnostics,
+                                                          ProgramConstants constants) {
   if (sources.empty()) {
     diagnostics = "dlm: error: no source text given\n";
     return nullptr;
   }
-  return load(std::move(sources), diagnostics);
+  return load(std::move(sources), std::move(constants), diagnostics);
+}
+
+CompilerOptions LoadedProgram::compilerOptions() const {
+  CompilerOptions options;
+  for (const SourceText &source : sources)
+    options.parts.push_back(partOf(source));
+  options.constants = constants;
+  return options;
 }
 
 std::unique_ptr<LoadedProgram> LoadedProgram::load(std::vector<SourceText> sources,
+                                                   ProgramConstants constants,
                                                    std::string &diagnostics) {
   std::unique_ptr<LoadedProgram> program(new LoadedProgram());
+  program->sources = std::move(sources);
+  program->constants = std::move(constants);
   TextDiagnostics text;
   bool ok = runOnLargeStack(
       [&] {
-        CompilerOptions options;
-        for (const SourceText &source : sources)
-          options.parts.push_back(partOf(source));
+        CompilerOptions options = program->compilerOptions();
         options.emit = EmitKind::SSA; // parse and check, as dlmc does; nothing runs
         Compilation compilation(options, text.diag);
         if (!compilation.loadInput() || !compilation.run(llvm::nulls()))
@@ -327,7 +338,6 @@ std::unique_ptr<LoadedProgram> LoadedProgram::load(std::vector<SourceText> sourc
   diagnostics = text.finish();
   if (!ok)
     return nullptr;
-  program->sources = std::move(sources);
   return program;
 }
 
@@ -354,9 +364,7 @@ bool LoadedProgram::lowerEntry(const EntrySpec &spec, const std::vector<Type> &p
     return false;
   }
   std::lock_guard<std::mutex> lock(compileLock);
-  CompilerOptions compilerOptions;
-  for (const SourceText &source : sources)
-    compilerOptions.parts.push_back(partOf(source));
+  CompilerOptions compilerOptions = this->compilerOptions();
   compilerOptions.parts.push_back(
       SourcePart{kCallPart, wrapperText(spec, *def, params, strings), ""});
   std::vector<Type> runTimeParams;

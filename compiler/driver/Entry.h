@@ -31,10 +31,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace dlm {
@@ -47,13 +49,20 @@ class Graph;
 } // namespace graph
 class DiagnosticEngine;
 struct SourcePart;
+struct CompilerOptions;
 
 /// One source text of a program given in memory.
 struct SourceText {
   std::string name; ///< what positions in it are reported under; imports are relative to it
   std::string text;
   unsigned firstLine = 1; ///< the line number of the text's first line
+  /// The column its top-level statements start at, 0-based (CompilerOptions's SourcePart::indent):
+  /// a def cut out of an indented block of another file, positions counted as in that file.
+  unsigned indent = 0;
 };
+
+/// Names a program's code reads as constants (SemaOptions::constants, the same type).
+using ProgramConstants = std::map<std::string, std::variant<int64_t, double, bool>>;
 
 /// A parameter of a def as written.
 struct ParamInfo {
@@ -140,10 +149,13 @@ public:
   ~LoadedProgram();
   /// Reads the file at `path` and checks the program. Null on failure, with the diagnostics
   /// (every error, as dlmc prints them, "N errors generated" last) in `diagnostics`.
-  static std::unique_ptr<LoadedProgram> loadFile(const std::string &path, std::string &diagnostics);
+  /// `constants` are names its code reads as constants (SemaOptions::constants).
+  static std::unique_ptr<LoadedProgram> loadFile(const std::string &path, std::string &diagnostics,
+                                                 ProgramConstants constants = {});
   /// The same for a program given as texts (parts of one main file, in order).
   static std::unique_ptr<LoadedProgram> loadSources(std::vector<SourceText> sources,
-                                                    std::string &diagnostics);
+                                                    std::string &diagnostics,
+                                                    ProgramConstants constants = {});
 
   /// The main file's defs, in source order.
   const std::vector<DefInfo> &defs() const { return defInfos; }
@@ -188,9 +200,11 @@ private:
                   const std::vector<std::string> &strings, unsigned optLevel,
                   std::string &diagnostics, const LowerCallback &use);
   static std::unique_ptr<LoadedProgram> load(std::vector<SourceText> sources,
-                                             std::string &diagnostics);
+                                             ProgramConstants constants, std::string &diagnostics);
+  CompilerOptions compilerOptions() const;
 
   std::vector<SourceText> sources;
+  ProgramConstants constants;
   std::vector<DefInfo> defInfos;
   std::mutex compileLock;
   std::shared_ptr<codegen::JitSession> jit; ///< made by the first JIT compile

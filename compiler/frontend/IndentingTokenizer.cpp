@@ -76,8 +76,11 @@ void IndentingTokenizer::lexOne() {
   size_t type = raw->getType();
   bool firstContent =
       lastType == 0 && type != antlr4::Token::EOF && type != NEWLINE && type != ERRCHAR;
-  if (firstContent && raw->getCharPositionInLine() > 0)
-    error(raw->getStartIndex(), raw->getStopIndex(), "unexpected indent");
+  if (firstContent && raw->getCharPositionInLine() != levels.front().column)
+    error(raw->getStartIndex(), raw->getStopIndex(),
+          raw->getCharPositionInLine() > levels.front().column
+              ? "unexpected indent"
+              : "unindent does not match any outer indentation level");
   switch (type) {
   case antlr4::Token::EOF:
     return onEndOfFile(std::move(raw));
@@ -152,16 +155,17 @@ void IndentingTokenizer::changeIndentation(unsigned column, size_t contentStart)
     levels.push_back({column, false});
     return pushSynthetic(grammar::DlmParser::INDENT, contentStart, "<INDENT>");
   }
-  while (column < levels.back().column) {
+  while (levels.size() > 1 && column < levels.back().column) {
     bool synthetic = levels.back().synthetic;
     levels.pop_back();
     if (!synthetic)
       pushSynthetic(grammar::DlmParser::DEDENT, contentStart, "<DEDENT>");
   }
-  if (column > levels.back().column) {
-    error(contentStart, contentStart, "unindent does not match any outer indentation level");
+  if (column == levels.back().column)
+    return;
+  error(contentStart, contentStart, "unindent does not match any outer indentation level");
+  if (column > levels.back().column) // between two levels; left of the top level stays there
     levels.push_back({column, true});
-  }
 }
 
 void IndentingTokenizer::onEndOfFile(std::unique_ptr<antlr4::Token> raw) {

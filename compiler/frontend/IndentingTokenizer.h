@@ -35,8 +35,10 @@ constexpr unsigned kMaxIndentDepth = 100;
 
 class IndentingTokenizer : public grammar::DlmLexer {
 public:
-  IndentingTokenizer(antlr4::CharStream *input, SyntaxErrorCollector &errors)
-      : grammar::DlmLexer(input), errors(errors) {}
+  /// `indent`: the column of the top level (0 for a file; more for a def cut out of an
+  /// indented block, Parse.h parseBuffer).
+  IndentingTokenizer(antlr4::CharStream *input, SyntaxErrorCollector &errors, unsigned indent = 0)
+      : grammar::DlmLexer(input), errors(errors), levels{{indent, false}} {}
 
   std::unique_ptr<antlr4::Token> nextToken() override;
 
@@ -67,7 +69,7 @@ private:
 
   SyntaxErrorCollector &errors;
   std::deque<std::unique_ptr<antlr4::Token>> pending;
-  std::vector<Level> levels{{0, false}};
+  std::vector<Level> levels; ///< the top level's first
   std::vector<OpenBracket> brackets;
   size_t lastType = 0; ///< type of the last token queued (0 = none yet)
   size_t endIndex = 0; ///< where the end-of-file token sits once `finished`

@@ -62,9 +62,9 @@ private:
 
 /// The lexer, token stream and parser of one buffer, wired to one error collector.
 struct ParseSession {
-  ParseSession(const SourceText &text)
-      : errors(text), input(text.getText().data(), text.getText().size()), lexer(&input, errors),
-        tokens(&lexer), parser(&tokens), listener(errors) {
+  explicit ParseSession(const SourceText &text, unsigned indent = 0)
+      : errors(text), input(text.getText().data(), text.getText().size()),
+        lexer(&input, errors, indent), tokens(&lexer), parser(&tokens), listener(errors) {
     lexer.removeErrorListeners();
     parser.removeErrorListeners();
   }
@@ -153,13 +153,13 @@ void tuneAllocator() {
 
 } // namespace
 
-std::unique_ptr<Module> parseBuffer(DiagnosticEngine &diag, unsigned bufferID) {
+std::unique_ptr<Module> parseBuffer(DiagnosticEngine &diag, unsigned bufferID, unsigned indent) {
   tuneAllocator();
   const llvm::MemoryBuffer *buffer = diag.getSourceMgr().getMemoryBuffer(bufferID);
   if (!checkEncoding(diag, buffer->getBuffer()))
     return nullptr;
   SourceText text(buffer->getBuffer());
-  ParseSession session(text);
+  ParseSession session(text, indent);
   session.tokens.fill(); // lex everything first: lexical errors are known before parsing
   DlmParser::FileContext *tree = session.parse();
   if (session.errors.flush(diag) != 0)
@@ -180,12 +180,12 @@ std::unique_ptr<Module> parseFile(DiagnosticEngine &diag, llvm::StringRef path,
   return parseBuffer(diag, *buffer);
 }
 
-std::vector<TokenInfo> tokenize(DiagnosticEngine &diag, unsigned bufferID) {
+std::vector<TokenInfo> tokenize(DiagnosticEngine &diag, unsigned bufferID, unsigned indent) {
   const llvm::MemoryBuffer *buffer = diag.getSourceMgr().getMemoryBuffer(bufferID);
   if (!checkEncoding(diag, buffer->getBuffer()))
     return {};
   SourceText text(buffer->getBuffer());
-  ParseSession session(text);
+  ParseSession session(text, indent);
   session.tokens.fill();
   std::vector<TokenInfo> out;
   const antlr4::dfa::Vocabulary &vocabulary = session.parser.getVocabulary();

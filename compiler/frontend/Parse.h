@@ -21,8 +21,10 @@
 namespace dlm {
 
 /// Parses buffer `bufferID` of the engine's SourceMgr. Returns null after reporting at least
-/// one error; never throws, never crashes on any input.
-std::unique_ptr<Module> parseBuffer(DiagnosticEngine &diag, unsigned bufferID);
+/// one error; never throws, never crashes on any input. `indent` is the column (0-based) the
+/// buffer's top-level statements start at: a def cut out of an indented block of a Python file
+/// is parsed in place, so every position is that file's.
+std::unique_ptr<Module> parseBuffer(DiagnosticEngine &diag, unsigned bufferID, unsigned indent = 0);
 
 /// Reads `path` into the engine (reporting a missing file or a directory at `importLoc`, or
 /// unlocated) and parses it.
@@ -36,9 +38,9 @@ struct TokenInfo {
   llvm::SMRange range;
 };
 
-/// The token stream of a buffer (lexical errors are reported to `diag`). For unit tests and
-/// `dlmc --emit=tokens`.
-std::vector<TokenInfo> tokenize(DiagnosticEngine &diag, unsigned bufferID);
+/// The token stream of a buffer (lexical errors are reported to `diag`), its top level at
+/// column `indent` as in parseBuffer. For unit tests and `dlmc --emit=tokens`.
+std::vector<TokenInfo> tokenize(DiagnosticEngine &diag, unsigned bufferID, unsigned indent = 0);
 
 /// What the end of a piece of source leaves open, as the tokenizer sees it. An interactive
 /// session reads more lines while something is (docs/repl.md "Using it").

@@ -16,9 +16,11 @@
 #include "compiler/support/Diagnostics.h"
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace dlm {
@@ -38,6 +40,15 @@ struct SemaOptions {
     std::vector<Type> params;
   };
   std::optional<Entry> entry;
+
+  /// A number a program's code reads by name, like a C compiler's `-DN=3`.
+  using Constant = std::variant<int64_t, double, bool>;
+  /// Names the main file's code (its defs and top level, not the modules it imports) reads as
+  /// these constants, unless a variable of the function has the name: the Python module's
+  /// @dlm.jit passes the ints, floats and bools of the Python module its functions read
+  /// (docs/python.md). A constant is a literal at each use, so `zeros(N, 4)` has a static
+  /// shape.
+  std::map<std::string, Constant> constants;
 };
 
 /// The type an annotation fixes (a Tensor annotation without a dtype is f32), or nullopt when

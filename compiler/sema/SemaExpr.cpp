@@ -70,6 +70,12 @@ const Binding *Sema::lookup(llvm::StringRef n, llvm::SMRange loc, bool report) {
 }
 
 Operand Sema::name(const NameExpr &e) {
+  if (auto c = options.constants.find(e.getName().str());
+      c != options.constants.end() && !env.count(c->first) && module == modules.front().get()) {
+    Operand o = std::visit([&](auto v) { return constant(v, e.getRange()); }, c->second);
+    o.expr = &e;
+    return o;
+  }
   const Binding *b = lookup(e.getName(), e.getRange());
   Operand o;
   o.expr = &e;

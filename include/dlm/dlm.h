@@ -43,7 +43,7 @@ extern "C" {
 #endif
 
 /* The version of this header's ABI; dlm_api_version() returns the library's. */
-#define DLM_API_VERSION 1
+#define DLM_API_VERSION 2
 int32_t dlm_api_version(void);
 
 /* --- status --------------------------------------------------------------------------- */
@@ -70,16 +70,29 @@ typedef struct dlm_module dlm_module;
 
 typedef enum { DLM_ENGINE_JIT = 0, DLM_ENGINE_GRAPH = 1 } dlm_engine;
 
+/* A name the program's own code (not the modules it imports) reads as a constant, like a C
+ * compiler's -DNAME=VALUE: wherever no variable of the function has that name, it is the
+ * literal (so `zeros(N, 4)` has a static shape). The Python module's @dlm.jit passes the
+ * numbers its Python module defines so. */
+typedef struct dlm_constant {
+  const char *name;
+  int32_t kind; /* DLM_KIND_INT, DLM_KIND_FLOAT or DLM_KIND_BOOL (dlm_kind, below) */
+  int64_t i;    /* an int's or a bool's value */
+  double f;     /* a float's value */
+} dlm_constant;
+
 /* How a module compiles and runs its functions. Start from DLM_OPTIONS_INIT. */
 typedef struct dlm_options {
-  uint32_t size;        /* sizeof(dlm_options), for later versions of this struct */
-  int32_t engine;       /* DLM_ENGINE_JIT (the default) or DLM_ENGINE_GRAPH (the executor) */
-  int32_t opt_level;    /* 0 .. 3, like -O; default 2 */
-  int32_t object_cache; /* 1: keep compiled code in the JIT's on-disk cache (DLM_CACHE_DIR) */
-  int32_t num_threads;  /* the graph executor's threads; 0: one per core (DLM_NUM_THREADS) */
+  uint32_t size;         /* sizeof(dlm_options), for later versions of this struct */
+  int32_t engine;        /* DLM_ENGINE_JIT (the default) or DLM_ENGINE_GRAPH (the executor) */
+  int32_t opt_level;     /* 0 .. 3, like -O; default 2 */
+  int32_t object_cache;  /* 1: keep compiled code in the JIT's on-disk cache (DLM_CACHE_DIR) */
+  int32_t num_threads;   /* the graph executor's threads; 0: one per core (DLM_NUM_THREADS) */
+  int32_t num_constants; /* constants the program reads (copied when it loads) */
+  const dlm_constant *constants;
 } dlm_options;
 #define DLM_OPTIONS_INIT                                                                           \
-  { sizeof(dlm_options), DLM_ENGINE_JIT, 2, 1, 0 }
+  { sizeof(dlm_options), DLM_ENGINE_JIT, 2, 1, 0, 0, NULL }
 
 /* Reads, parses and checks the program in `path` with everything it imports, as
  * `dlmc FILE.dlm` does; its top-level statements are checked, never run. `options` may be
@@ -87,11 +100,15 @@ typedef struct dlm_options {
 dlm_status *dlm_module_load(const char *path, const dlm_options *options, dlm_module **module);
 
 /* One source text of a program held in memory: positions in it are reported under `name`
- * (imports are relative to it), its first line numbered `first_line` (1 if 0). */
+ * (imports are relative to it), its first line numbered `first_line` (1 if 0). Its top-level
+ * statements start at column `indent` + 1 (0: a file's first column): a def cut out of an
+ * indented block of another file is given as it stands there, so its columns are that file's.
+ * (`indent` is new in API version 2, in what was padding.) */
 typedef struct dlm_source {
   const char *name;
   const char *text;
   int32_t first_line;
+  int32_t indent;
 } dlm_source;
 
 /* The same for a program given as texts: `count` parts of one main file, in order. */

@@ -197,9 +197,16 @@ public:
   }
   static Module fromSource(const std::string &text, const std::string &name = "<source>",
                            int32_t firstLine = 1, const dlm_options *options = nullptr) {
-    dlm_source source{name.c_str(), text.c_str(), firstLine};
+    dlm_source source{name.c_str(), text.c_str(), firstLine, 0};
     dlm_module *m = nullptr;
     check(dlm_module_load_sources(&source, 1, options, &m));
+    return Module(m);
+  }
+  /// A program given as parts of one main file (dlm_source: name, text, first line, indent).
+  static Module fromSources(const std::vector<dlm_source> &sources,
+                            const dlm_options *options = nullptr) {
+    dlm_module *m = nullptr;
+    check(dlm_module_load_sources(sources.data(), int32_t(sources.size()), options, &m));
     return Module(m);
   }
   std::vector<Def> defs() const {

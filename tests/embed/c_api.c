@@ -273,7 +273,7 @@ int main(int argc, char **argv) {
   dlm_result_free(r);
 
   /* a str argument is compiled in */
-  dlm_source src = {"strs.dlm", "def length(s, x):\n    print(s)\n    return x * 2.0\n", 1};
+  dlm_source src = {"strs.dlm", "def length(s, x):\n    print(s)\n    return x * 2.0\n", 1, 0};
   dlm_module *sm;
   die(dlm_module_load_sources(&src, 1, &options, &sm), "load_sources");
   dlm_function *length;
@@ -284,6 +284,33 @@ int main(int argc, char **argv) {
   fflush(stdout);
   printResult("length", r);
   dlm_result_free(r);
+
+  /* constants (dlm_options.constants) in a def cut out of an indented block of another file
+     (dlm_source.indent, first_line): positions count as in that file */
+  dlm_constant constants[3] = {{"N", DLM_KIND_INT, 3, 0.0},
+                               {"SCALE", DLM_KIND_FLOAT, 0, 0.5},
+                               {"FLAG", DLM_KIND_BOOL, 1, 0.0}};
+  dlm_options withConstants = options;
+  withConstants.num_constants = 3;
+  withConstants.constants = constants;
+  dlm_source cut = {"host.py",
+                    "    def scaled(x):\n"
+                    "        return zeros(N).shape[0], N * SCALE * x, FLAG\n",
+                    41, 4};
+  dlm_module *cm;
+  die(dlm_module_load_sources(&cut, 1, &withConstants, &cm), "load_sources with constants");
+  dlm_function *scaled;
+  die(dlm_module_function(cm, "scaled", &scaled), "scaled");
+  dlm_arg scaledArgs[1] = {dlm_arg_float(2.0)};
+  r = call(scaled, scaledArgs, 1);
+  printResult("scaled", r);
+  dlm_result_free(r);
+  dlm_function_free(scaled);
+  dlm_module_free(cm);
+  dlm_source oops = {"host.py", "    def oops(x):\n        return x + nope\n", 41, 4};
+  expectError(dlm_module_load_sources(&oops, 1, &withConstants, &cm), "indented source");
+  constants[1].kind = DLM_KIND_TUPLE;
+  expectError(dlm_module_load_sources(&cut, 1, &withConstants, &cm), "bad constant");
 
   /* bad calls: each a status, never a crash */
   dlm_arg bad[5] = {p3[0], p3[1], p3[2], p3[3], p3[4]};
@@ -332,7 +359,7 @@ int main(int argc, char **argv) {
   die(dlm_function_free(freed), "free");
   expectError(dlm_call(freed, p3, 5, &r), "freed function");
   expectError(dlm_function_free(freed), "double free");
-  dlm_source broken = {"broken.dlm", "def f(x):\n    return x +\n", 1};
+  dlm_source broken = {"broken.dlm", "def f(x):\n    return x +\n", 1, 0};
   dlm_module *bm = NULL;
   expectError(dlm_module_load_sources(&broken, 1, NULL, &bm), "syntax error");
   expectError(dlm_module_load("/nonexistent/model.dlm", NULL, &bm), "missing file");

@@ -26,13 +26,13 @@ struct Lexed {
   unsigned numErrors;
 };
 
-Lexed lex(llvm::StringRef source) {
+Lexed lex(llvm::StringRef source, unsigned indent = 0) {
   std::string errors;
   llvm::raw_string_ostream os(errors);
   DiagnosticEngine diag(os, "test");
   diag.setColorMode(ColorMode::Never);
   unsigned buffer = diag.addBuffer(source, "input.dlm");
-  Lexed out{"", tokenize(diag, buffer), "", 0};
+  Lexed out{"", tokenize(diag, buffer, indent), "", 0};
   for (const TokenInfo &token : out.tokens)
     out.kinds += (out.kinds.empty() ? "" : " ") + token.kind;
   out.errors = os.str();
@@ -140,6 +140,31 @@ TEST(LexerTest, IndentedFirstLineIsAnError) {
   EXPECT_EQ(lexed.numErrors, 1u);
   EXPECT_NE(lexed.errors.find("unexpected indent"), std::string::npos);
   EXPECT_EQ(lexed.kinds, "NAME NEWLINE EOF");
+}
+
+// A def cut out of an indented block of a Python file (@dlm.jit) is lexed where it stands: its
+// top level is the def's column, so positions are the file's.
+TEST(LexerTest, TopLevelAtAnIndentation) {
+  Lexed lexed = lex("    def f(x):\n        return x\n\n  # a comment further left\n    y\n", 4);
+  EXPECT_EQ(lexed.numErrors, 0u);
+  EXPECT_EQ(lexed.kinds, "DEF NAME LPAREN NAME RPAREN COLON NEWLINE INDENT RETURN NAME NEWLINE "
+                         "DEDENT NAME NEWLINE EOF");
+}
+
+TEST(LexerTest, LinesLeftOfAnIndentedTopLevelAreErrors) {
+  Lexed first = lex("  x\n", 4);
+  EXPECT_EQ(first.numErrors, 1u);
+  EXPECT_NE(first.errors.find("input.dlm:1:3: error: unindent does not match any outer "
+                              "indentation level"),
+            std::string::npos);
+  // A later line left of the top level stays at the top level: one error, no cascade.
+  Lexed later = lex("    if a:\n        b\n  c\n    d\n", 4);
+  EXPECT_EQ(later.numErrors, 1u);
+  EXPECT_NE(later.errors.find("input.dlm:3:3: error: unindent does not match any outer "
+                              "indentation level"),
+            std::string::npos);
+  EXPECT_EQ(later.kinds, "IF NAME COLON NEWLINE INDENT NAME NEWLINE DEDENT NAME NEWLINE NAME "
+                         "NEWLINE EOF");
 }
 
 TEST(LexerTest, UnbalancedCloserIsDropped) {
