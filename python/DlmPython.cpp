@@ -1,7 +1,8 @@
 //===- python/DlmPython.cpp - The Python module `dlm` (pybind11) -----------===//
 //
 // Calling dlm defs from Python (docs/embedding.md "Python"), over the C API (include/dlm/dlm.hpp,
-// linked with libdlm.so):
+// linked with libdlm.so). This is dlm._dlm; the package python/dlm re-exports it and adds
+// @dlm.jit (python/dlm/jit.py, docs/python.md), which loads its functions with load_parts.
 //   m = dlm.load("model.dlm")               # or dlm.loads(text, name="<source>")
 //   y = m.predict(w, b, x)                  # numpy arrays in and out
 //   g = dlm.grad(m.loss, argnums=(0, 1))(w, b, x, y)
@@ -20,8 +21,10 @@
 #include <pybind11/stl.h>
 
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace py = pybind11;
@@ -388,9 +391,55 @@ PyModule loadSource(const std::string &text, const std::string &name, int firstL
   }
 }
 
+/// The value of a constant load_parts was given: a Python bool, int or float.
+dlm_constant constantOf(const std::string &name, const py::handle &value) {
+  dlm_constant c{};
+  if (py::isinstance<py::bool_>(value)) {
+    c.kind = DLM_KIND_BOOL;
+    c.i = value.cast<bool>();
+  } else if (py::isinstance<py::int_>(value)) {
+    c.kind = DLM_KIND_INT;
+    c.i = value.cast<int64_t>();
+  } else if (py::isinstance<py::float_>(value)) {
+    c.kind = DLM_KIND_FLOAT;
+    c.f = value.cast<double>();
+  } else {
+    throw py::type_error("constant '" + name + "' is not a bool, int or float");
+  }
+  return c;
+}
+
+/// A program given as parts (name, text, first line, indent) of one main file, with constants
+/// its code reads (dlm_options.constants): what @dlm.jit compiles.
+PyModule loadParts(const std::vector<std::tuple<std::string, std::string, int, int>> &parts,
+                   const std::map<std::string, py::object> &constants, const std::string &engine,
+                   int optLevel, bool cache, int threads) {
+  dlm_options options = optionsFrom(engine, optLevel, cache, threads);
+  std::vector<dlm_source> sources;
+  for (const auto &[name, text, firstLine, indent] : parts)
+    sources.push_back({name.c_str(), text.c_str(), firstLine, indent});
+  std::vector<dlm_constant> values;
+  for (const auto &[name, value] : constants) {
+    values.push_back(constantOf(name, value));
+    values.back().name = name.c_str();
+  }
+  options.num_constants = int32_t(values.size());
+  options.constants = values.data();
+  try {
+    std::unique_ptr<dlm::Module> m;
+    {
+      py::gil_scoped_release release;
+      m = std::make_unique<dlm::Module>(dlm::Module::fromSources(sources, &options));
+    }
+    return PyModule(std::move(*m));
+  } catch (const dlm::Error &e) {
+    raise(e);
+  }
+}
+
 } // namespace
 
-PYBIND11_MODULE(dlm, m) {
+PYBIND11_MODULE(_dlm, m) {
   m.doc() = "Calling dlm defs from Python (docs/embedding.md)";
   static Exceptions classes;
   classes.base = py::reinterpret_steal<py::object>(PyErr_NewExceptionWithDoc(
@@ -440,6 +489,10 @@ PYBIND11_MODULE(dlm, m) {
   m.def("load", &loadFile, py::arg("path"), py::arg("engine") = "jit", py::arg("opt_level") = 2,
         py::arg("cache") = true, py::arg("num_threads") = 0,
         "Loads and checks the program in `path` (its top-level statements never run)");
+  m.def("load_parts", &loadParts, py::arg("parts"), py::arg("constants"), py::arg("engine") = "jit",
+        py::arg("opt_level") = 2, py::arg("cache") = true, py::arg("num_threads") = 0,
+        "Loads a program given as parts (name, text, first_line, indent) with constants "
+        "(name: bool, int or float): what @dlm.jit compiles");
   m.def("loads", &loadSource, py::arg("text"), py::arg("name") = "<source>",
         py::arg("first_line") = 1, py::arg("engine") = "jit", py::arg("opt_level") = 2,
         py::arg("cache") = true, py::arg("num_threads") = 0,
