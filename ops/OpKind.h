@@ -79,6 +79,12 @@ inline constexpr OpFlags KernelFallback{1u << 12};
 inline constexpr OpFlags Cuda{1u << 13};
 /// The NVPTX code generator compiles it in a `fused` body (without the C library).
 inline constexpr OpFlags CudaFused{1u << 14};
+/// A helper the gradient rules emit (relu_grad, slice_grad, ...; the ops named *_grad): one
+/// without a rule of its own is reported when differentiated again, never taken as zero.
+inline constexpr OpFlags BackwardHelper{1u << 17};
+/// One of autodiff's stacks (docs/autodiff.md): threaded state, never folded, merged or moved
+/// like a pure op.
+inline constexpr OpFlags StackOp{1u << 18};
 /// The engines run it themselves, without a kernel: the control-flow primitives and Identity.
 inline constexpr OpFlags NoKernel{1u << 16};
 /// One scalar function of the kernels computes each element, and the JIT calls it

@@ -18,6 +18,7 @@
 #ifndef DLM_RUNTIME_FUSEDBODY_H
 #define DLM_RUNTIME_FUSEDBODY_H
 
+#include "ops/OpKind.h"
 #include "runtime/DType.h"
 
 #include <cctype>
@@ -30,7 +31,7 @@
 namespace dlm::rt {
 
 struct FusedStatement {
-  std::string op;
+  OpKind op = OpKind::Add;
   std::vector<unsigned> operands; ///< value numbers: inputs first, then statements
   DType dtype = DType::F32;
 };
@@ -72,9 +73,10 @@ inline std::optional<FusedStatement> parseStatement(Reader &r, unsigned number) 
   if (!defined || *defined != number || !r.eat(" = "))
     return std::nullopt;
   FusedStatement st;
-  st.op = std::string(r.word());
-  if (st.op.empty() || !r.eat("("))
+  std::optional<OpKind> op = opKindNamed(r.word());
+  if (!op || !r.eat("("))
     return std::nullopt;
+  st.op = *op;
   do {
     std::optional<unsigned> v = r.value();
     if (!v || *v >= number)
@@ -90,8 +92,8 @@ inline std::optional<FusedStatement> parseStatement(Reader &r, unsigned number) 
 
 } // namespace fusedbody
 
-/// Parses a body over `numInputs` inputs (syntax and numbering only: OP names are not
-/// checked); nullopt when it is malformed.
+/// Parses a body over `numInputs` inputs (syntax, numbering and op names: what the op may be
+/// is the compiler's check); nullopt when it is malformed.
 inline std::optional<std::vector<FusedStatement>> parseFusedStatements(std::string_view body,
                                                                        size_t numInputs) {
   using fusedbody::Reader;

@@ -21,10 +21,7 @@ bool Reverse::isActive(const ssa::Value *v) const {
   return varied.count(v) && useful.count(v);
 }
 
-bool isBackwardHelper(const OpInfo &info) {
-  llvm::StringRef n = info.name; // `max_pool2d_grad`, `conv2d_grad_input`; not `stop_gradient`
-  return n.ends_with("_grad") || n.contains("_grad_");
-}
+bool isBackwardHelper(const OpInfo &info) { return info.has(opflag::BackwardHelper); }
 
 namespace {
 
@@ -121,13 +118,13 @@ void Reverse::analyseActivity(const std::vector<int64_t> &argnums) {
   // Stacks already in the program (grad of grad: the inner derivative's loops) are saved entry
   // by entry when a loop of this transformation needs them, like the stacks it makes.
   auto isStackOp = [](const ssa::Operation &op) {
-    return op.kind == ssa::OpKind::Builtin && op.info->name.rfind("stack_", 0) == 0 &&
-           op.info->name != "stack_top";
+    return op.kind == ssa::OpKind::Builtin && op.info->has(opflag::StackOp) &&
+           op.info->kind != OpKind::StackTop;
   };
   for (bool changed = true; changed;) {
     changed = false;
     walkOps(body, [&](ssa::Operation &op) {
-      if (isStackOp(op) || (op.kind == ssa::OpKind::Builtin && op.info->name == "zeros_like" &&
+      if (isStackOp(op) || (op.kind == ssa::OpKind::Builtin && op.info->kind == OpKind::ZerosLike &&
                             stackValues.count(op.operands[0])))
         changed |= mark(stackValues, op.result());
       else if (op.kind == ssa::OpKind::If) {

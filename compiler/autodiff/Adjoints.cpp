@@ -34,7 +34,7 @@ void Reverse::give(Level &at, Leaf leaf, ssa::Value *grad, llvm::SMRange loc) {
     at.adj->entries.emplace(key, std::make_pair(leaf, grad));
     return;
   }
-  it->second.second = emit(at, "add", {it->second.second, grad}, {}, loc, t);
+  it->second.second = emit(at, OpKind::Add, {it->second.second, grad}, {}, loc, t);
 }
 
 ssa::Value *Reverse::fitTo(Level &at, ssa::Value *g, const Type &t, llvm::SMRange loc) {
@@ -46,20 +46,20 @@ ssa::Value *Reverse::fitTo(Level &at, ssa::Value *g, const Type &t, llvm::SMRang
   all["keepdims"] = false;
   if (!t.isTensor()) {
     if (gt.isTensor())
-      g = emit(at, "sum", {g}, all, loc);
+      g = emit(at, OpKind::Sum, {g}, all, loc);
     Attrs cast;
     cast["dtype"] = t.dtype();
-    return emit(at, "cast", {g}, cast, loc, t);
+    return emit(at, OpKind::Cast, {g}, cast, loc, t);
   }
   if (!gt.isTensor()) {
     Attrs cast;
     cast["dtype"] = t.dtype();
-    return emit(at, "cast", {g}, cast, loc, Type::tensor(t.dtype(), {}));
+    return emit(at, OpKind::Cast, {g}, cast, loc, Type::tensor(t.dtype(), {}));
   }
   if (t.staticNumElements() && gt.shape() != t.shape()) {
     Attrs to;
     to["shape"] = t.shape();
-    g = emit(at, "sum_to", {g}, to, loc, Type::tensor(g->type.dtype(), t.shape()));
+    g = emit(at, OpKind::SumTo, {g}, to, loc, Type::tensor(g->type.dtype(), t.shape()));
   }
   if (gt.rank() > t.rank() && !t.staticNumElements()) {
     Attrs lead;
@@ -68,7 +68,7 @@ ssa::Value *Reverse::fitTo(Level &at, ssa::Value *g, const Type &t, llvm::SMRang
       axes.push_back(int64_t(i));
     lead["axes"] = axes;
     lead["keepdims"] = false;
-    g = emit(at, "sum", {g}, lead, loc);
+    g = emit(at, OpKind::Sum, {g}, lead, loc);
   }
   std::vector<int64_t> ones;
   for (size_t i = 0; i < t.rank() && i < g->type.rank() && !t.staticNumElements(); ++i) {
@@ -80,12 +80,12 @@ ssa::Value *Reverse::fitTo(Level &at, ssa::Value *g, const Type &t, llvm::SMRang
     Attrs keep;
     keep["axes"] = ones;
     keep["keepdims"] = true;
-    g = emit(at, "sum", {g}, keep, loc);
+    g = emit(at, OpKind::Sum, {g}, keep, loc);
   }
   if (g->type.dtype() != t.dtype()) {
     Attrs cast;
     cast["dtype"] = t.dtype();
-    g = emit(at, "cast", {g}, cast, loc);
+    g = emit(at, OpKind::Cast, {g}, cast, loc);
   }
   return g;
 }

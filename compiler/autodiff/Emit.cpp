@@ -105,11 +105,10 @@ ssa::Operation *Reverse::insertOp(ssa::Block &b, size_t pos, std::unique_ptr<ssa
   return raw;
 }
 
-ssa::Value *Reverse::makeOp(ssa::Block &b, size_t pos, const std::string &name,
+ssa::Value *Reverse::makeOp(ssa::Block &b, size_t pos, OpKind kind,
                             std::vector<ssa::Value *> operands, Attrs attrs, llvm::SMRange loc,
                             std::optional<Type> type) {
-  const OpInfo *info = OpRegistry::get().lookup(name);
-  assert(info && "autodiff emits registry ops only");
+  const OpInfo *info = &opInfo(kind);
   // An op made for a gradient rule (its own, or the stack traffic of a value it reads) is
   // placed at the forward op: errors say "in the gradient of 'op' at <op's location>".
   auto op = std::make_unique<ssa::Operation>(ssa::OpKind::Builtin, ruleOp ? ruleOp->loc : loc);
@@ -126,17 +125,17 @@ ssa::Value *Reverse::makeOp(ssa::Block &b, size_t pos, const std::string &name,
     int culprit = -1;
     type = OpRegistry::get().infer(*info, types, op->attrs, dims(), error, culprit);
     if (!error.empty())
-      fail(loc, "internal error: gradient op '" + name + "': " + error);
+      fail(loc, "internal error: gradient op '" + info->name + "': " + error);
   }
   ssa::Value *r = op->addResult(*type);
   insertOp(b, pos, std::move(op));
   return r;
 }
 
-ssa::Value *Reverse::emit(Level &at, const std::string &name, std::vector<ssa::Value *> operands,
-                          Attrs attrs, llvm::SMRange loc, std::optional<Type> type) {
+ssa::Value *Reverse::emit(Level &at, OpKind kind, std::vector<ssa::Value *> operands, Attrs attrs,
+                          llvm::SMRange loc, std::optional<Type> type) {
   size_t pos = at.cursor ? (*at.cursor)++ : SIZE_MAX;
-  return makeOp(*at.bwd, pos, name, std::move(operands), std::move(attrs), loc, std::move(type));
+  return makeOp(*at.bwd, pos, kind, std::move(operands), std::move(attrs), loc, std::move(type));
 }
 
 void Reverse::fail(llvm::SMRange loc, const std::string &message) {
@@ -176,8 +175,8 @@ ssa::Value *Reverse::copyAfter(Level &at, ssa::Value *v, ssa::Value *token, llvm
     bool value = k == Type::Kind::Tensor || k == Type::Kind::Float || k == Type::Kind::Int ||
                  k == Type::Kind::Bool;
     if (value && token)
-      return emit(at, "after", {v, token}, {}, loc, v->type);
-    return emit(at, "Identity", {v}, {}, loc, v->type);
+      return emit(at, OpKind::After, {v, token}, {}, loc, v->type);
+    return emit(at, OpKind::Identity, {v}, {}, loc, v->type);
   }
   std::vector<ssa::Value *> elems;
   const std::vector<Type> &types = v->type.elements();
@@ -197,7 +196,7 @@ ssa::Value *Reverse::copyAfter(Level &at, ssa::Value *v, ssa::Value *token, llvm
 }
 
 ssa::Value *Reverse::zerosLike(Level &at, ssa::Value *v, llvm::SMRange loc) {
-  return emit(at, "zeros_like", {v}, {}, loc, v->type);
+  return emit(at, OpKind::ZerosLike, {v}, {}, loc, v->type);
 }
 
 ssa::Value *Reverse::zerosOf(Level &at, const ssa::Value *v, unsigned leaf, llvm::SMRange loc) {
@@ -208,7 +207,7 @@ ssa::Value *Reverse::zerosOf(Level &at, const ssa::Value *v, unsigned leaf, llvm
     Attrs a;
     a["shape"] = t.shape();
     a["dtype"] = t.dtype();
-    return emit(at, "zeros", {}, a, loc, t);
+    return emit(at, OpKind::Zeros, {}, a, loc, t);
   }
   ssa::Value *p = primal(v, at);
   return zerosLike(at, extractLeaf(at, p, leaf, loc), loc);
@@ -218,12 +217,12 @@ ssa::Value *Reverse::constLike(Level &at, double v, ssa::Value *like, llvm::SMRa
   Attrs a;
   if (!like || !like->type.isTensor() || !isFloat(like->type.dtype())) {
     a["value"] = v;
-    return emit(at, "const", {}, a, loc, Type::floatTy());
+    return emit(at, OpKind::Const, {}, a, loc, Type::floatTy());
   }
   a["value"] = std::vector<double>{v};
   a["shape"] = Shape{};
   a["dtype"] = like->type.dtype();
-  return emit(at, "const", {}, a, loc, Type::tensor(like->type.dtype(), {}));
+  return emit(at, OpKind::Const, {}, a, loc, Type::tensor(like->type.dtype(), {}));
 }
 
 } // namespace dlm::autodiff

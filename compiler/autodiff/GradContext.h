@@ -42,10 +42,9 @@ struct GradContext {
   void give(size_t i, ssa::Value *grad);
 
   /// Emits a registry op at the forward op's location; the result type comes from its rule.
-  ssa::Value *emit(const std::string &name, std::vector<ssa::Value *> operands, Attrs attrs = {});
+  ssa::Value *emit(OpKind kind, std::vector<ssa::Value *> operands, Attrs attrs = {});
   /// Same, with the result type given (the type rule still has to agree in the graph).
-  ssa::Value *emitTyped(const std::string &name, std::vector<ssa::Value *> operands, Attrs attrs,
-                        Type type);
+  ssa::Value *emitTyped(OpKind kind, std::vector<ssa::Value *> operands, Attrs attrs, Type type);
   /// A float constant to combine with `like`: a 0-d tensor of like's dtype when like is a
   /// float tensor (so f32 stays f32 even against a 0-d tensor), else a `float`.
   ssa::Value *num(double v, ssa::Value *like);

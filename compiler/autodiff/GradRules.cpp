@@ -50,13 +50,12 @@ void GradContext::give(size_t i, Value *grad) {
     reverse.give(level, {op.operands[i], 0}, grad, op.loc);
 }
 
-Value *GradContext::emit(const std::string &name, std::vector<Value *> operands, Attrs attrs) {
-  return reverse.emit(level, name, std::move(operands), std::move(attrs), op.loc);
+Value *GradContext::emit(OpKind kind, std::vector<Value *> operands, Attrs attrs) {
+  return reverse.emit(level, kind, std::move(operands), std::move(attrs), op.loc);
 }
 
-Value *GradContext::emitTyped(const std::string &name, std::vector<Value *> operands, Attrs attrs,
-                              Type type) {
-  return reverse.emit(level, name, std::move(operands), std::move(attrs), op.loc, std::move(type));
+Value *GradContext::emitTyped(OpKind kind, std::vector<Value *> operands, Attrs attrs, Type type) {
+  return reverse.emit(level, kind, std::move(operands), std::move(attrs), op.loc, std::move(type));
 }
 
 Value *GradContext::num(double v, Value *like) { return reverse.constLike(level, v, like, op.loc); }
@@ -64,18 +63,18 @@ Value *GradContext::num(double v, Value *like) { return reverse.constLike(level,
 Value *GradContext::intConst(int64_t v) {
   Attrs a;
   a["value"] = v;
-  return emitTyped("const", {}, a, Type::intTy());
+  return emitTyped(OpKind::Const, {}, a, Type::intTy());
 }
 
 Value *GradContext::dimSize(Value *v, size_t axis) {
   const Dim &d = v->type.shape()[axis];
   if (d.isStatic())
     return intConst(d.size());
-  Value *shape = emitTyped("shape_of", {v}, {},
+  Value *shape = emitTyped(OpKind::ShapeOf, {v}, {},
                            Type::tensor(DType::I64, {Dim::fixed(int64_t(v->type.rank()))}));
   Attrs a;
   a["axis"] = int64_t(0);
-  return emitTyped("index", {shape, intConst(int64_t(axis))}, a, Type::intTy());
+  return emitTyped(OpKind::Index, {shape, intConst(int64_t(axis))}, a, Type::intTy());
 }
 
 void GradContext::unsupported(const std::string &why) {
@@ -95,13 +94,15 @@ Attrs attr(const char *name, AttrValue v) {
 
 //===--- shared pieces ----------------------------------------------------===//
 
-Value *zeroLike(Ctx &c, Value *v) { return c.emit("zeros_like", {v}); }
-Value *where(Ctx &c, Value *cond, Value *a, Value *b) { return c.emit("where", {cond, a, b}); }
-Value *mul(Ctx &c, Value *a, Value *b) { return c.emit("mul", {a, b}); }
-Value *div(Ctx &c, Value *a, Value *b) { return c.emit("div", {a, b}); }
-Value *sub(Ctx &c, Value *a, Value *b) { return c.emit("sub", {a, b}); }
-Value *add(Ctx &c, Value *a, Value *b) { return c.emit("add", {a, b}); }
-Value *neg(Ctx &c, Value *a) { return c.emit("neg", {a}); }
+Value *zeroLike(Ctx &c, Value *v) { return c.emit(OpKind::ZerosLike, {v}); }
+Value *where(Ctx &c, Value *cond, Value *a, Value *b) {
+  return c.emit(OpKind::Where, {cond, a, b});
+}
+Value *mul(Ctx &c, Value *a, Value *b) { return c.emit(OpKind::Mul, {a, b}); }
+Value *div(Ctx &c, Value *a, Value *b) { return c.emit(OpKind::Div, {a, b}); }
+Value *sub(Ctx &c, Value *a, Value *b) { return c.emit(OpKind::Sub, {a, b}); }
+Value *add(Ctx &c, Value *a, Value *b) { return c.emit(OpKind::Add, {a, b}); }
+Value *neg(Ctx &c, Value *a) { return c.emit(OpKind::Neg, {a}); }
 
 /// The reduced axes of a reduction (normalised, ascending; all axes when the list is empty).
 std::vector<int64_t> reducedAxes(Ctx &c, const Type &x) {
@@ -130,7 +131,7 @@ Value *unreduce(Ctx &c, Value *v, const Type &x) {
   if (keepdims(c) || !v->type.isTensor())
     return v;
   for (int64_t a : reducedAxes(c, x))
-    v = c.emit("expand_dims", {v}, attr("axis", a));
+    v = c.emit(OpKind::ExpandDims, {v}, attr("axis", a));
   return v;
 }
 
@@ -140,7 +141,7 @@ bool staticShape(const Type &t) { return t.isTensor() && t.staticNumElements().h
 Value *castTo(Ctx &c, Value *v, DType dtype) {
   if (v->type.dtype() == dtype)
     return v;
-  return c.emit("cast", {v}, attr("dtype", dtype));
+  return c.emit(OpKind::Cast, {v}, attr("dtype", dtype));
 }
 
 /// `v` broadcast to the type of forward operand `i`: broadcast_to a static shape, else adds
@@ -148,7 +149,7 @@ Value *castTo(Ctx &c, Value *v, DType dtype) {
 Value *broadcastLike(Ctx &c, Value *v, size_t i) {
   const Type &t = c.forwardOp().operands[i]->type;
   if (staticShape(t))
-    return c.emitTyped("broadcast_to", {v}, attr("shape", t.shape()),
+    return c.emitTyped(OpKind::BroadcastTo, {v}, attr("shape", t.shape()),
                        Type::tensor(v->type.dtype(), t.shape()));
   return add(c, zeroLike(c, c.x(i)), v);
 }
@@ -159,14 +160,14 @@ Value *reducedCount(Ctx &c, Value *x) {
   Attrs a;
   a["axes"] = reducedAxes(c, x->type);
   a["keepdims"] = true;
-  return c.emit("sum", {ones}, a);
+  return c.emit(OpKind::Sum, {ones}, a);
 }
 
 Value *matrixTranspose(Ctx &c, Value *v) {
   std::vector<int64_t> perm(v->type.rank());
   std::iota(perm.begin(), perm.end(), 0);
   std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
-  return c.emit("transpose", {v}, attr("perm", perm));
+  return c.emit(OpKind::Transpose, {v}, attr("perm", perm));
 }
 
 //===--- the rules --------------------------------------------------------===//
@@ -196,13 +197,13 @@ void gradDiv(Ctx &c) {
 void gradPow(Ctx &c) {
   if (c.needs(0)) {
     Value *p = c.x(1);
-    c.give(0, mul(c, c.g(), mul(c, p, c.emit("pow", {c.x(0), sub(c, p, c.num(1.0, p))}))));
+    c.give(0, mul(c, c.g(), mul(c, p, c.emit(OpKind::Pow, {c.x(0), sub(c, p, c.num(1.0, p))}))));
   }
   if (c.needs(1))
-    c.give(1, mul(c, c.g(), mul(c, c.y(), c.emit("log", {c.x(0)}))));
+    c.give(1, mul(c, c.g(), mul(c, c.y(), c.emit(OpKind::Log, {c.x(0)}))));
 }
 /// maximum/minimum: the gradient goes to the chosen side (the first one on ties).
-void gradSelect(Ctx &c, const char *cmp) {
+void gradSelect(Ctx &c, OpKind cmp) {
   Value *first = c.emit(cmp, {c.x(0), c.x(1)});
   Value *g = c.g();
   if (c.needs(0))
@@ -210,19 +211,19 @@ void gradSelect(Ctx &c, const char *cmp) {
   if (c.needs(1))
     c.give(1, where(c, first, zeroLike(c, g), g));
 }
-void gradMaximum(Ctx &c) { gradSelect(c, "ge"); }
-void gradMinimum(Ctx &c) { gradSelect(c, "le"); }
+void gradMaximum(Ctx &c) { gradSelect(c, OpKind::Ge); }
+void gradMinimum(Ctx &c) { gradSelect(c, OpKind::Le); }
 /// floordiv is piecewise constant: no gradient. mod: a - floor(a/b) b.
 void gradFloordiv(Ctx &) {}
 void gradMod(Ctx &c) {
   c.give(0, c.g());
   if (c.needs(1))
-    c.give(1, neg(c, mul(c, c.g(), c.emit("floordiv", {c.x(0), c.x(1)}))));
+    c.give(1, neg(c, mul(c, c.g(), c.emit(OpKind::Floordiv, {c.x(0), c.x(1)}))));
 }
 void gradNeg(Ctx &c) { c.give(0, neg(c, c.g())); }
 void gradAbs(Ctx &c) {
   Value *g = c.g();
-  c.give(0, where(c, c.emit("lt", {c.x(0), c.num(0.0, c.x(0))}), neg(c, g), g));
+  c.give(0, where(c, c.emit(OpKind::Lt, {c.x(0), c.num(0.0, c.x(0))}), neg(c, g), g));
 }
 // The mask reads the output (y <= 0 exactly where x <= 0: relu keeps NaN and -0.0), so the
 // forward needs to keep only y: then the optimizer may fold the relu into its producer
@@ -230,27 +231,27 @@ void gradAbs(Ctx &c) {
 // input passes g, as PyTorch's threshold_backward (x <= 0 ? 0 : g).
 void gradRelu(Ctx &c) {
   Value *g = c.g(), *y = c.y();
-  c.give(0, where(c, c.emit("le", {y, c.num(0.0, y)}), c.num(0.0, g), g));
+  c.give(0, where(c, c.emit(OpKind::Le, {y, c.num(0.0, y)}), c.num(0.0, g), g));
 }
 void gradExp(Ctx &c) { c.give(0, mul(c, c.g(), c.y())); }
 void gradLog(Ctx &c) { c.give(0, div(c, c.g(), c.x(0))); }
 void gradSqrt(Ctx &c) { c.give(0, div(c, c.g(), mul(c, c.y(), c.num(2.0, c.y())))); }
-void gradSin(Ctx &c) { c.give(0, mul(c, c.g(), c.emit("cos", {c.x(0)}))); }
-void gradCos(Ctx &c) { c.give(0, neg(c, mul(c, c.g(), c.emit("sin", {c.x(0)})))); }
+void gradSin(Ctx &c) { c.give(0, mul(c, c.g(), c.emit(OpKind::Cos, {c.x(0)}))); }
+void gradCos(Ctx &c) { c.give(0, neg(c, mul(c, c.g(), c.emit(OpKind::Sin, {c.x(0)})))); }
 void gradLog1p(Ctx &c) { c.give(0, div(c, c.g(), add(c, c.x(0), c.num(1.0, c.x(0))))); }
 /// erf'(x) = 2 / sqrt(pi) * exp(-x^2).
 void gradErf(Ctx &c) {
   Value *x = c.x(0);
-  Value *e = c.emit("exp", {neg(c, mul(c, x, x))});
+  Value *e = c.emit(OpKind::Exp, {neg(c, mul(c, x, x))});
   c.give(0, mul(c, c.g(), mul(c, c.num(M_2_SQRTPI, x), e)));
 }
 /// gelu(x) = x * Phi(x): gelu'(x) = Phi(x) + x * phi(x), the normal distribution's cdf
 /// Phi(x) = (1 + erf(x / sqrt(2))) / 2 and density phi(x) = exp(-x^2 / 2) / sqrt(2 pi).
 void gradGelu(Ctx &c) {
   Value *x = c.x(0);
-  Value *erf = c.emit("erf", {mul(c, x, c.num(M_SQRT1_2, x))});
+  Value *erf = c.emit(OpKind::Erf, {mul(c, x, c.num(M_SQRT1_2, x))});
   Value *cdf = mul(c, c.num(0.5, x), add(c, c.num(1.0, x), erf));
-  Value *density = c.emit("exp", {mul(c, c.num(-0.5, x), mul(c, x, x))});
+  Value *density = c.emit(OpKind::Exp, {mul(c, c.num(-0.5, x), mul(c, x, x))});
   Value *pdf = mul(c, c.num(0.5 * M_2_SQRTPI * M_SQRT1_2, x), density);
   c.give(0, mul(c, c.g(), add(c, cdf, mul(c, x, pdf))));
 }
@@ -271,7 +272,7 @@ void gradWhere(Ctx &c) {
 }
 void gradClip(Ctx &c) {
   Value *x = c.x(0), *lo = c.x(1), *hi = c.x(2), *g = c.g(), *z = zeroLike(c, g);
-  Value *below = c.emit("lt", {x, lo}), *above = c.emit("gt", {x, hi});
+  Value *below = c.emit(OpKind::Lt, {x, lo}), *above = c.emit(OpKind::Gt, {x, hi});
   if (c.needs(0))
     c.give(0, where(c, below, z, where(c, above, z, g)));
   if (c.needs(1))
@@ -281,7 +282,7 @@ void gradClip(Ctx &c) {
 }
 void gradCast(Ctx &c) {
   const Type &t = c.forwardOp().operands[0]->type;
-  c.give(0, c.emit("cast", {c.g()}, attr("dtype", t.dtype())));
+  c.give(0, c.emit(OpKind::Cast, {c.g()}, attr("dtype", t.dtype())));
 }
 void gradIdentity(Ctx &c) { c.give(0, c.g()); }
 
@@ -305,7 +306,7 @@ void gradMean(Ctx &c) {
 void gradLogsumexp(Ctx &c) {
   Value *x = c.x(0);
   Value *g = unreduce(c, c.g(), x->type), *y = unreduce(c, c.y(), x->type);
-  c.give(0, mul(c, g, c.emit("exp", {sub(c, x, y)})));
+  c.give(0, mul(c, g, c.emit(OpKind::Exp, {sub(c, x, y)})));
 }
 void gradNorm(Ctx &c) {
   Value *x = c.x(0);
@@ -316,11 +317,11 @@ void gradNorm(Ctx &c) {
 void gradMaxMin(Ctx &c) {
   Value *x = c.x(0);
   Value *y = unreduce(c, c.y(), x->type), *g = unreduce(c, c.g(), x->type);
-  Value *hit = c.emit("cast", {c.emit("eq", {x, y})}, attr("dtype", x->type.dtype()));
+  Value *hit = c.emit(OpKind::Cast, {c.emit(OpKind::Eq, {x, y})}, attr("dtype", x->type.dtype()));
   Attrs a;
   a["axes"] = reducedAxes(c, x->type);
   a["keepdims"] = true;
-  Value *count = c.emit("sum", {hit}, a);
+  Value *count = c.emit(OpKind::Sum, {hit}, a);
   c.give(0, mul(c, hit, div(c, g, count)));
 }
 
@@ -334,23 +335,23 @@ void gradMatmul(Ctx &c) {
       c.give(1, mul(c, g, a));
     return;
   }
-  Value *A = vecA ? c.emit("expand_dims", {a}, attr("axis", int64_t(0))) : a;
-  Value *B = vecB ? c.emit("expand_dims", {b}, attr("axis", int64_t(1))) : b;
+  Value *A = vecA ? c.emit(OpKind::ExpandDims, {a}, attr("axis", int64_t(0))) : a;
+  Value *B = vecB ? c.emit(OpKind::ExpandDims, {b}, attr("axis", int64_t(1))) : b;
   Value *G = g;
   if (vecB)
-    G = c.emit("expand_dims", {G}, attr("axis", int64_t(G->type.rank())));
+    G = c.emit(OpKind::ExpandDims, {G}, attr("axis", int64_t(G->type.rank())));
   if (vecA)
-    G = c.emit("expand_dims", {G}, attr("axis", int64_t(G->type.rank()) - 1));
+    G = c.emit(OpKind::ExpandDims, {G}, attr("axis", int64_t(G->type.rank()) - 1));
   if (c.needs(0)) {
-    Value *ga = c.emit("matmul", {G, matrixTranspose(c, B)});
+    Value *ga = c.emit(OpKind::Matmul, {G, matrixTranspose(c, B)});
     if (vecA)
-      ga = c.emit("squeeze", {ga}, attr("axis", int64_t(ga->type.rank()) - 2));
+      ga = c.emit(OpKind::Squeeze, {ga}, attr("axis", int64_t(ga->type.rank()) - 2));
     c.give(0, ga);
   }
   if (c.needs(1)) {
-    Value *gb = c.emit("matmul", {matrixTranspose(c, A), G});
+    Value *gb = c.emit(OpKind::Matmul, {matrixTranspose(c, A), G});
     if (vecB)
-      gb = c.emit("squeeze", {gb}, attr("axis", int64_t(gb->type.rank()) - 1));
+      gb = c.emit(OpKind::Squeeze, {gb}, attr("axis", int64_t(gb->type.rank()) - 1));
     c.give(1, gb);
   }
 }
@@ -368,7 +369,7 @@ void gradReshape(Ctx &c) {
   for (size_t i = 0; i < x->type.rank(); ++i)
     if (x->type.shape()[i].isSymbolic())
       operands.push_back(c.dimSize(x, i));
-  c.give(0, c.emitTyped("reshape", operands, attr("shape", x->type.shape()), x->type));
+  c.give(0, c.emitTyped(OpKind::Reshape, operands, attr("shape", x->type.shape()), x->type));
 }
 void gradTranspose(Ctx &c) {
   size_t r = c.forwardOp().operands[0]->type.rank();
@@ -381,13 +382,13 @@ void gradTranspose(Ctx &c) {
   std::vector<int64_t> inverse(r);
   for (size_t i = 0; i < r; ++i)
     inverse[size_t(perm[i] < 0 ? perm[i] + int64_t(r) : perm[i])] = int64_t(i);
-  c.give(0, c.emit("transpose", {c.g()}, attr("perm", inverse)));
+  c.give(0, c.emit(OpKind::Transpose, {c.g()}, attr("perm", inverse)));
 }
 void gradExpandDims(Ctx &c) {
-  c.give(0, c.emit("squeeze", {c.g()}, attr("axis", c.attrs().at("axis"))));
+  c.give(0, c.emit(OpKind::Squeeze, {c.g()}, attr("axis", c.attrs().at("axis"))));
 }
 void gradSqueeze(Ctx &c) {
-  c.give(0, c.emit("expand_dims", {c.g()}, attr("axis", c.attrs().at("axis"))));
+  c.give(0, c.emit(OpKind::ExpandDims, {c.g()}, attr("axis", c.attrs().at("axis"))));
 }
 void gradBroadcastTo(Ctx &c) { c.give(0, c.g()); }
 void gradSumTo(Ctx &c) { c.give(0, broadcastLike(c, c.g(), 0)); }
@@ -413,14 +414,15 @@ void gradConcat(Ctx &c) {
     a["begin"] = begin;
     a["end"] = end;
     a["step"] = step;
-    c.give(i, c.emit("slice", {c.g()}, a));
+    c.give(i, c.emit(OpKind::Slice, {c.g()}, a));
   }
 }
 void gradStack(Ctx &c) {
   Value *g = c.g();
   for (size_t i = 0; i < c.numOperands(); ++i)
     if (c.needs(i))
-      c.give(i, c.emit("index", {g, c.intConst(int64_t(i))}, attr("axis", c.attrs().at("axis"))));
+      c.give(i, c.emit(OpKind::Index, {g, c.intConst(int64_t(i))},
+                       attr("axis", c.attrs().at("axis"))));
 }
 /// split has one tuple result: its parts' adjoints (zeros where none) concatenated.
 void gradSplit(Ctx &c) {
@@ -430,7 +432,7 @@ void gradSplit(Ctx &c) {
     Value *g = c.reverse.adjoint(c.level, {r, l});
     parts.push_back(g ? g : c.reverse.zerosOf(c.level, r, l, c.forwardOp().loc));
   }
-  c.give(0, c.emit("concat", parts, attr("axis", c.attrs().at("axis"))));
+  c.give(0, c.emit(OpKind::Concat, parts, attr("axis", c.attrs().at("axis"))));
 }
 /// slice / index scatter the adjoint into zeros of the operand's (static) shape.
 void gradSlice(Ctx &c) {
@@ -441,13 +443,13 @@ void gradSlice(Ctx &c) {
   a["input_shape"] = x.shape();
   for (const char *k : {"begin", "end", "step"})
     a[k] = c.attrs().at(k);
-  c.give(0, c.emitTyped("slice_grad", {c.g()}, a, x));
+  c.give(0, c.emitTyped(OpKind::SliceGrad, {c.g()}, a, x));
 }
 void gradSliceGrad(Ctx &c) {
   Attrs a;
   for (const char *k : {"begin", "end", "step"})
     a[k] = c.attrs().at(k);
-  c.give(0, c.emit("slice", {c.g()}, a));
+  c.give(0, c.emit(OpKind::Slice, {c.g()}, a));
 }
 /// index on a run-time sized tensor: g, put back as a size-1 axis, times a one-hot mask
 /// arange(n) == i along that axis (i counted from the end when negative).
@@ -456,7 +458,7 @@ void gradIndexDynamic(Ctx &c, const Type &x) {
   if (axis < 0)
     axis += rank;
   Value *xv = c.x(0), *i = c.x(1), *n = c.dimSize(xv, size_t(axis));
-  Value *wrapped = where(c, c.emit("lt", {i, c.intConst(0)}), add(c, i, n), i);
+  Value *wrapped = where(c, c.emit(OpKind::Lt, {i, c.intConst(0)}), add(c, i, n), i);
   Dim len = x.shape()[size_t(axis)];
   Attrs range;
   range["shape"] = Shape{len};
@@ -464,11 +466,11 @@ void gradIndexDynamic(Ctx &c, const Type &x) {
   std::vector<Value *> rangeOps;
   if (len.isSymbolic())
     rangeOps.push_back(n);
-  Value *hot = c.emitTyped("arange", rangeOps, range, Type::tensor(DType::I64, {len}));
-  hot = c.emit("cast", {c.emit("eq", {hot, wrapped})}, attr("dtype", x.dtype()));
+  Value *hot = c.emitTyped(OpKind::Arange, rangeOps, range, Type::tensor(DType::I64, {len}));
+  hot = c.emit(OpKind::Cast, {c.emit(OpKind::Eq, {hot, wrapped})}, attr("dtype", x.dtype()));
   for (int64_t d = axis + 1; d < rank; ++d)
-    hot = c.emit("expand_dims", {hot}, attr("axis", int64_t(-1)));
-  c.give(0, mul(c, c.emit("expand_dims", {c.g()}, attr("axis", axis)), hot));
+    hot = c.emit(OpKind::ExpandDims, {hot}, attr("axis", int64_t(-1)));
+  c.give(0, mul(c, c.emit(OpKind::ExpandDims, {c.g()}, attr("axis", axis)), hot));
 }
 
 void gradIndex(Ctx &c) {
@@ -478,13 +480,13 @@ void gradIndex(Ctx &c) {
   Attrs a;
   a["input_shape"] = x.shape();
   a["axis"] = c.attrs().at("axis");
-  c.give(0, c.emitTyped("index_grad", {c.g(), c.x(1)}, a, x));
+  c.give(0, c.emitTyped(OpKind::IndexGrad, {c.g(), c.x(1)}, a, x));
 }
 /// index_grad is linear in g: its adjoint takes the same positions back out (a gather when
 /// the indices are a tensor, as after gather).
 void gradIndexGrad(Ctx &c) {
   const Type &i = c.forwardOp().operands[1]->type;
-  const char *op = i.isTensor() && i.rank() > 0 ? "gather" : "index";
+  OpKind op = i.isTensor() && i.rank() > 0 ? OpKind::Gather : OpKind::Index;
   c.give(0, c.emit(op, {c.g(), c.x(1)}, attr("axis", c.attrs().at("axis"))));
 }
 /// gather scatters the adjoint back: index_grad adds g's slices at the gathered positions
@@ -498,7 +500,7 @@ void gradGather(Ctx &c) {
   for (size_t d = 0; d < x.rank(); ++d)
     if (!x.shape()[d].isStatic())
       operands.push_back(c.dimSize(c.x(0), d));
-  c.give(0, c.emitTyped("index_grad", operands, a, x));
+  c.give(0, c.emitTyped(OpKind::IndexGrad, operands, a, x));
 }
 
 void gradSoftmax(Ctx &c) {
@@ -506,7 +508,7 @@ void gradSoftmax(Ctx &c) {
   Attrs a;
   a["axes"] = std::vector<int64_t>{std::get<int64_t>(c.attrs().at("axis"))};
   a["keepdims"] = true;
-  Value *dotYG = c.emit("sum", {mul(c, g, y)}, a);
+  Value *dotYG = c.emit(OpKind::Sum, {mul(c, g, y)}, a);
   c.give(0, mul(c, y, sub(c, g, dotYG)));
 }
 void gradLogSoftmax(Ctx &c) {
@@ -514,13 +516,15 @@ void gradLogSoftmax(Ctx &c) {
   Attrs a;
   a["axes"] = std::vector<int64_t>{std::get<int64_t>(c.attrs().at("axis"))};
   a["keepdims"] = true;
-  c.give(0, sub(c, g, mul(c, c.emit("exp", {y}), c.emit("sum", {g}, a))));
+  c.give(0, sub(c, g, mul(c, c.emit(OpKind::Exp, {y}), c.emit(OpKind::Sum, {g}, a))));
 }
-void gradCrossEntropy(Ctx &c) { c.give(0, c.emit("cross_entropy_grad", {c.x(0), c.x(1), c.g()})); }
+void gradCrossEntropy(Ctx &c) {
+  c.give(0, c.emit(OpKind::CrossEntropyGrad, {c.x(0), c.x(1), c.g()}));
+}
 /// mse = mean((a - b)^2).
 void gradMse(Ctx &c) {
   Value *d = sub(c, c.x(0), c.x(1));
-  Value *count = c.emit("sum", {add(c, zeroLike(c, d), c.num(1.0, d))});
+  Value *count = c.emit(OpKind::Sum, {add(c, zeroLike(c, d), c.num(1.0, d))});
   Value *scale = mul(c, d, div(c, mul(c, c.g(), c.num(2.0, c.g())), count));
   if (c.needs(0))
     c.give(0, scale);
@@ -541,18 +545,18 @@ void gradConv2d(Ctx &c) {
   if (c.needs(0)) {
     Attrs a = base;
     a["input_shape"] = x.shape();
-    c.give(0, c.emitTyped("conv2d_grad_input", {c.g(), castTo(c, c.x(1), computed)}, a,
+    c.give(0, c.emitTyped(OpKind::Conv2dGradInput, {c.g(), castTo(c, c.x(1), computed)}, a,
                           Type::tensor(computed, x.shape())));
   }
   if (c.needs(1)) {
     Attrs a = base;
     a["weight_shape"] = w.shape();
-    c.give(1, c.emitTyped("conv2d_grad_weight", {castTo(c, c.x(0), computed), c.g()}, a,
+    c.give(1, c.emitTyped(OpKind::Conv2dGradWeight, {castTo(c, c.x(0), computed), c.g()}, a,
                           Type::tensor(computed, w.shape())));
   }
 }
 void gradMaxPool(Ctx &c) {
-  c.give(0, c.emit("max_pool2d_grad", {c.x(0), c.g()}, attr("k", c.attrs().at("k"))));
+  c.give(0, c.emit(OpKind::MaxPool2dGrad, {c.x(0), c.g()}, attr("k", c.attrs().at("k"))));
 }
 void gradAvgPool(Ctx &c) {
   const Type &x = c.forwardOp().operands[0]->type;
@@ -561,17 +565,17 @@ void gradAvgPool(Ctx &c) {
   Attrs a;
   a["k"] = c.attrs().at("k");
   a["input_shape"] = x.shape();
-  c.give(0, c.emitTyped("avg_pool2d_grad", {c.g()}, a, x));
+  c.give(0, c.emitTyped(OpKind::AvgPool2dGrad, {c.g()}, a, x));
 }
 /// avg_pool2d_grad is linear in g: its adjoint is the pooled adjoint.
 void gradAvgPoolGrad(Ctx &c) {
-  c.give(0, c.emit("avg_pool2d", {c.g()}, attr("k", c.attrs().at("k"))));
+  c.give(0, c.emit(OpKind::AvgPool2d, {c.g()}, attr("k", c.attrs().at("k"))));
 }
 /// dropout: y = x * mask / (1 - p); kept entries are the non-zero outputs.
 void gradDropout(Ctx &c) {
   double p = std::get<double>(c.attrs().at("p"));
   Value *g = c.g();
-  Value *kept = c.emit("ne", {c.y(), c.num(0.0, c.y())});
+  Value *kept = c.emit(OpKind::Ne, {c.y(), c.num(0.0, c.y())});
   c.give(0, where(c, kept, mul(c, g, c.num(1.0 / (1.0 - p), g)), zeroLike(c, g)));
 }
 void gradFull(Ctx &c) { c.give(0, c.g()); }
@@ -587,26 +591,26 @@ void gradFull(Ctx &c) { c.give(0, c.g()); }
 // and reading s would save every version of it on the outer loop's stack: O(n) per backward
 // iteration, so O(n^2) for grad(grad(f)) through an n-iteration loop instead of O(n).
 
-/// The op `delta` places from `op` in its block when it is `name` on the same operands.
-const ssa::Operation *pairedOp(const ssa::Operation &op, ptrdiff_t delta, const char *name) {
+/// The op `delta` places from `op` in its block when it is `kind` on the same operands.
+const ssa::Operation *pairedOp(const ssa::Operation &op, ptrdiff_t delta, OpKind kind) {
   const ssa::Block &b = *op.parent;
   size_t j = size_t(ptrdiff_t(indexIn(b, &op)) + delta);
   if (j >= b.ops.size())
     return nullptr;
   const ssa::Operation &o = *b.ops[j];
-  bool same = o.kind == ssa::OpKind::Builtin && o.info->name == name && o.operands == op.operands;
+  bool same = o.kind == ssa::OpKind::Builtin && o.info->kind == kind && o.operands == op.operands;
   return same ? &o : nullptr;
 }
 
 /// top/tail of a pair whose pop/drop has an adjoint: the pop's rule gave this one's too.
-bool givenByPop(Ctx &c, const char *pop) {
+bool givenByPop(Ctx &c, OpKind pop) {
   const ssa::Operation *p = pairedOp(c.forwardOp(), 1, pop);
   return p && c.reverse.adjoint(c.level, {p->result(), 0});
 }
 
 /// pop/drop of a pair: adj s = push/extend(g, adjoint of the top/tail, zeros when none);
 /// false when the op has no pair.
-bool givePair(Ctx &c, const char *top, const char *join) {
+bool givePair(Ctx &c, OpKind top, OpKind join) {
   const ssa::Operation *t = pairedOp(c.forwardOp(), -1, top);
   if (!t)
     return false;
@@ -623,51 +627,52 @@ bool givePair(Ctx &c, const char *top, const char *join) {
 /// reads of g are made as a pair (top, then pop), so a third derivative pairs them too.
 void gradStackPush(Ctx &c) {
   Value *g = c.g();
-  Value *top =
-      c.needs(1) ? c.emitTyped("stack_top", {g}, {}, c.forwardOp().operands[1]->type) : nullptr;
-  Value *pop = c.needs(0) ? c.emit("stack_pop", {g}) : nullptr;
+  Value *top = c.needs(1) ? c.emitTyped(OpKind::StackTop, {g}, {}, c.forwardOp().operands[1]->type)
+                          : nullptr;
+  Value *pop = c.needs(0) ? c.emit(OpKind::StackPop, {g}) : nullptr;
   c.give(0, pop);
   c.give(1, top);
 }
 /// top(s) on its own: the adjoint of s is zeros with g on top.
 void gradStackTop(Ctx &c) {
-  if (givenByPop(c, "stack_pop"))
+  if (givenByPop(c, OpKind::StackPop))
     return;
-  Value *zeros = c.emit("stack_pop", {zeroLike(c, c.x(0))});
-  c.give(0, c.emit("stack_push", {zeros, c.g()}));
+  Value *zeros = c.emit(OpKind::StackPop, {zeroLike(c, c.x(0))});
+  c.give(0, c.emit(OpKind::StackPush, {zeros, c.g()}));
 }
 /// pop(s) on its own: the adjoint of s is g with a zero entry on top.
 void gradStackPop(Ctx &c) {
-  if (givePair(c, "stack_top", "stack_push"))
+  if (givePair(c, OpKind::StackTop, OpKind::StackPush))
     return;
-  Value *top = c.emitTyped("stack_top", {c.x(0)}, {}, [&] {
+  Value *top = c.emitTyped(OpKind::StackTop, {c.x(0)}, {}, [&] {
     const Type &s = c.forwardOp().operands[0]->type;
     return Type::tensor(s.dtype(), Shape(s.shape().begin() + 1, s.shape().end()));
   }());
-  c.give(0, c.emit("stack_push", {c.g(), zeroLike(c, top)}));
+  c.give(0, c.emit(OpKind::StackPush, {c.g(), zeroLike(c, top)}));
 }
 
 /// extend(s, t): s's adjoint is g without t's entries, t's is those entries (a pair again).
 void gradStackExtend(Ctx &c) {
   Value *g = c.g(), *n = c.dimSize(c.x(1), 0);
-  Value *tail =
-      c.needs(1) ? c.emitTyped("stack_tail", {g, n}, {}, c.forwardOp().operands[1]->type) : nullptr;
-  Value *drop = c.needs(0) ? c.emit("stack_drop", {g, n}) : nullptr;
+  Value *tail = c.needs(1)
+                    ? c.emitTyped(OpKind::StackTail, {g, n}, {}, c.forwardOp().operands[1]->type)
+                    : nullptr;
+  Value *drop = c.needs(0) ? c.emit(OpKind::StackDrop, {g, n}) : nullptr;
   c.give(0, drop);
   c.give(1, tail);
 }
 /// tail(s, n) / drop(s, n) on their own: zeros for the other part.
 void gradStackTail(Ctx &c) {
-  if (givenByPop(c, "stack_drop"))
+  if (givenByPop(c, OpKind::StackDrop))
     return;
-  Value *zeros = c.emit("stack_drop", {zeroLike(c, c.x(0)), c.x(1)});
-  c.give(0, c.emit("stack_extend", {zeros, c.g()}));
+  Value *zeros = c.emit(OpKind::StackDrop, {zeroLike(c, c.x(0)), c.x(1)});
+  c.give(0, c.emit(OpKind::StackExtend, {zeros, c.g()}));
 }
 void gradStackDrop(Ctx &c) {
-  if (givePair(c, "stack_tail", "stack_extend"))
+  if (givePair(c, OpKind::StackTail, OpKind::StackExtend))
     return;
-  Value *zeros = c.emit("stack_tail", {zeroLike(c, c.x(0)), c.x(1)});
-  c.give(0, c.emit("stack_extend", {c.g(), zeros}));
+  Value *zeros = c.emit(OpKind::StackTail, {zeroLike(c, c.x(0)), c.x(1)});
+  c.give(0, c.emit(OpKind::StackExtend, {c.g(), zeros}));
 }
 
 /// The control-flow primitives are differentiated on the structured program (see above).

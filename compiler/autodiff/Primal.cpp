@@ -35,8 +35,8 @@ ssa::Value *Reverse::primal(const ssa::Value *v, Level &at) {
     return const_cast<ssa::Value *>(v); // defined in a backward block or visible: read it
   // A constant is cheaper to make again than to export from a branch or stack in a loop.
   const ssa::Operation *def = v->def;
-  if (def && def->kind == ssa::OpKind::Builtin && def->info->name == "const")
-    return emit(at, "const", {}, def->attrs, def->loc, v->type);
+  if (def && def->kind == ssa::OpKind::Builtin && def->info->kind == OpKind::Const)
+    return emit(at, OpKind::Const, {}, def->attrs, def->loc, v->type);
   return exportValue(v, *l);
 }
 
@@ -97,7 +97,7 @@ ssa::Value *Reverse::exportFromIfInLoop(const ssa::Value *v, Level &level) {
   attrs["rank"] = int64_t(v->type.rank());
   ssa::Block &outer = *loop.parent;
   ssa::Value *empty =
-      makeOp(outer, indexIn(outer, &loop), "stack_new", {}, attrs, loop.loc, std::nullopt);
+      makeOp(outer, indexIn(outer, &loop), OpKind::StackNew, {}, attrs, loop.loc, std::nullopt);
   LoopParts parts = loopParts(loop);
   loop.operands.push_back(empty);
   ssa::Value *header = newHeader(loop, empty->type, loop.loc);
@@ -111,8 +111,8 @@ ssa::Value *Reverse::exportFromIfInLoop(const ssa::Value *v, Level &level) {
     }
     ssa::Block &b = *ifOp.regions[size_t(l->side)]->block;
     if (!inner)
-      inner = makeOp(b, b.ops.size() - 1, "stack_push", {header, const_cast<ssa::Value *>(v)}, {},
-                     ifOp.loc, std::nullopt);
+      inner = makeOp(b, b.ops.size() - 1, OpKind::StackPush, {header, const_cast<ssa::Value *>(v)},
+                     {}, ifOp.loc, std::nullopt);
     b.terminator()->operands.push_back(inner);
     ssa::Block &other = *ifOp.regions[size_t(1 - l->side)]->block;
     other.terminator()->operands.push_back(header);
@@ -129,14 +129,14 @@ ssa::Value *Reverse::exportFromIfInLoop(const ssa::Value *v, Level &level) {
   bwd.operands.push_back(stackOutside);
   ssa::Value *bwdHeader = newHeader(bwd, stackOutside->type, loop.loc);
   argBlocks[bwdHeader] = loopLevel.bwd;
-  auto prefixOp = [&](const char *name, std::optional<Type> type) {
-    ssa::Value *r = makeOp(*level.bwd, level.prefix++, name, {bwdHeader}, {}, v->loc, type);
+  auto prefixOp = [&](OpKind kind, std::optional<Type> type) {
+    ssa::Value *r = makeOp(*level.bwd, level.prefix++, kind, {bwdHeader}, {}, v->loc, type);
     if (level.cursor)
       ++*level.cursor;
     return r;
   };
-  ssa::Value *top = prefixOp("stack_top", v->type);
-  ssa::Value *pop = prefixOp("stack_pop", std::nullopt);
+  ssa::Value *top = prefixOp(OpKind::StackTop, v->type);
+  ssa::Value *pop = prefixOp(OpKind::StackPop, std::nullopt);
   for (Level *l = &level; l != &loopLevel; l = l->parent)
     l->threaded.push_back({loopLevel.next.size(), bwdHeader, l == &level ? pop : nullptr});
   loopLevel.next.push_back(nullptr); // set by the outermost backward if (sweepIf)
@@ -156,7 +156,7 @@ ssa::Value *Reverse::addCarried(ssa::Operation &loop, ssa::Value *init, NextFn n
 
 ssa::Value *Reverse::pushNext(ssa::Operation &loop, ssa::Block &body, ssa::Value *header,
                               const ssa::Value *payload) {
-  return makeOp(body, body.ops.size() - 1, "stack_push",
+  return makeOp(body, body.ops.size() - 1, OpKind::StackPush,
                 {header, const_cast<ssa::Value *>(payload)}, {}, loop.loc, std::nullopt);
 }
 
@@ -164,13 +164,14 @@ ssa::Value *Reverse::countNext(ssa::Operation &loop, ssa::Block &body, ssa::Valu
                                const ssa::Value *) {
   Attrs one;
   one["value"] = int64_t(1);
-  ssa::Value *c = makeOp(body, body.ops.size() - 1, "const", {}, one, loop.loc, Type::intTy());
-  return makeOp(body, body.ops.size() - 1, "add", {header, c}, {}, loop.loc, Type::intTy());
+  ssa::Value *c =
+      makeOp(body, body.ops.size() - 1, OpKind::Const, {}, one, loop.loc, Type::intTy());
+  return makeOp(body, body.ops.size() - 1, OpKind::Add, {header, c}, {}, loop.loc, Type::intTy());
 }
 
 ssa::Value *Reverse::extendNext(ssa::Operation &loop, ssa::Block &body, ssa::Value *header,
                                 const ssa::Value *payload) {
-  return makeOp(body, body.ops.size() - 1, "stack_extend",
+  return makeOp(body, body.ops.size() - 1, OpKind::StackExtend,
                 {header, const_cast<ssa::Value *>(payload)}, {}, loop.loc, std::nullopt);
 }
 
@@ -183,14 +184,15 @@ ssa::Value *Reverse::exportFromLoop(const ssa::Value *v, Level &level) {
   ssa::Value *length = nullptr;
   if (nested) {
     ssa::Block &body = *loopParts(loop).body;
-    ssa::Value *shape = makeOp(body, body.ops.size() - 1, "shape_of", {const_cast<ssa::Value *>(v)},
-                               {}, loop.loc, std::nullopt);
+    ssa::Value *shape = makeOp(body, body.ops.size() - 1, OpKind::ShapeOf,
+                               {const_cast<ssa::Value *>(v)}, {}, loop.loc, std::nullopt);
     Attrs axis0, zero;
     axis0["axis"] = int64_t(0);
     zero["value"] = int64_t(0);
-    ssa::Value *c0 = makeOp(body, body.ops.size() - 1, "const", {}, zero, loop.loc, Type::intTy());
-    length =
-        makeOp(body, body.ops.size() - 1, "index", {shape, c0}, axis0, loop.loc, Type::intTy());
+    ssa::Value *c0 =
+        makeOp(body, body.ops.size() - 1, OpKind::Const, {}, zero, loop.loc, Type::intTy());
+    length = makeOp(body, body.ops.size() - 1, OpKind::Index, {shape, c0}, axis0, loop.loc,
+                    Type::intTy());
   }
   // Forward: an empty stack before the loop, a push per iteration.
   Attrs attrs;
@@ -198,7 +200,7 @@ ssa::Value *Reverse::exportFromLoop(const ssa::Value *v, Level &level) {
   attrs["rank"] = int64_t(v->type.isTensor() ? v->type.rank() : 0) - (nested ? 1 : 0);
   ssa::Block &outer = *loop.parent;
   ssa::Value *empty =
-      makeOp(outer, indexIn(outer, &loop), "stack_new", {}, attrs, loop.loc, std::nullopt);
+      makeOp(outer, indexIn(outer, &loop), OpKind::StackNew, {}, attrs, loop.loc, std::nullopt);
   ssa::Value *stack =
       addCarried(loop, empty, nested ? &Reverse::extendNext : &Reverse::pushNext, v);
   stackValues.insert(stack);
@@ -209,17 +211,16 @@ ssa::Value *Reverse::exportFromLoop(const ssa::Value *v, Level &level) {
   bwd.operands.push_back(stackOutside);
   ssa::Value *header = newHeader(bwd, stackOutside->type, loop.loc);
   argBlocks[header] = level.bwd;
-  auto prefixOp = [&](const char *name, std::vector<ssa::Value *> operands,
-                      std::optional<Type> type) {
-    ssa::Value *r = makeOp(*level.bwd, level.prefix++, name, std::move(operands), {}, v->loc, type);
+  auto prefixOp = [&](OpKind kind, std::vector<ssa::Value *> operands, std::optional<Type> type) {
+    ssa::Value *r = makeOp(*level.bwd, level.prefix++, kind, std::move(operands), {}, v->loc, type);
     if (level.cursor)
       ++*level.cursor;
     return r;
   };
-  ssa::Value *top = nested ? prefixOp("stack_tail", {header, count}, v->type)
-                           : prefixOp("stack_top", {header}, v->type);
-  ssa::Value *pop = nested ? prefixOp("stack_drop", {header, count}, std::nullopt)
-                           : prefixOp("stack_pop", {header}, std::nullopt);
+  ssa::Value *top = nested ? prefixOp(OpKind::StackTail, {header, count}, v->type)
+                           : prefixOp(OpKind::StackTop, {header}, v->type);
+  ssa::Value *pop = nested ? prefixOp(OpKind::StackDrop, {header, count}, std::nullopt)
+                           : prefixOp(OpKind::StackPop, {header}, std::nullopt);
   if (nested)
     stackValues.insert(top);
   level.next.push_back(pop);
@@ -231,7 +232,7 @@ ssa::Value *Reverse::tripCount(ssa::Operation &loop, Level &parent) {
   zero["value"] = int64_t(0);
   ssa::Block &outer = *loop.parent;
   ssa::Value *init =
-      makeOp(outer, indexIn(outer, &loop), "const", {}, zero, loop.loc, Type::intTy());
+      makeOp(outer, indexIn(outer, &loop), OpKind::Const, {}, zero, loop.loc, Type::intTy());
   ssa::Value *count = addCarried(loop, init, &Reverse::countNext, nullptr);
   return primal(count, parent);
 }

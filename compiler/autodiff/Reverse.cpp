@@ -215,8 +215,8 @@ void Reverse::sweepLoop(Level &parent, ssa::Operation &loop) {
   Attrs zero, one;
   zero["value"] = int64_t(0);
   one["value"] = int64_t(1);
-  ssa::Value *lo = emit(parent, "const", {}, zero, loc, Type::intTy());
-  ssa::Value *step = emit(parent, "const", {}, one, loc, Type::intTy());
+  ssa::Value *lo = emit(parent, OpKind::Const, {}, zero, loc, Type::intTy());
+  ssa::Value *step = emit(parent, OpKind::Const, {}, one, loc, Type::intTy());
   // Initial adjoints of the loop variables: those of the loop's results, or zeros.
   std::vector<ssa::Value *> inits;
   for (const Leaf &leaf : carriedLeaves) {
@@ -280,7 +280,7 @@ void Reverse::sweepLoop(Level &parent, ssa::Operation &loop) {
     bwdLoop.operands.push_back(init);
     ssa::Value *h = newHeader(bwdLoop, init->type, loc);
     argBlocks[h] = &bwdBody;
-    body.next.push_back(emit(body, "add", {h, contributions[k]}, {}, loc, init->type));
+    body.next.push_back(emit(body, OpKind::Add, {h, contributions[k]}, {}, loc, init->type));
   }
   makeStructural(ssa::OpKind::Yield, loc, bwdBody, body.next);
   std::vector<ssa::Value *> results;

@@ -94,8 +94,8 @@ public:
   void give(Level &at, Leaf leaf, ssa::Value *grad, llvm::SMRange loc);
   bool isActive(const ssa::Value *v) const;
   /// Appends a Builtin op to `at`'s backward block (or inserts it at the level's cursor).
-  ssa::Value *emit(Level &at, const std::string &name, std::vector<ssa::Value *> operands,
-                   Attrs attrs, llvm::SMRange loc, std::optional<Type> type = std::nullopt);
+  ssa::Value *emit(Level &at, OpKind kind, std::vector<ssa::Value *> operands, Attrs attrs,
+                   llvm::SMRange loc, std::optional<Type> type = std::nullopt);
   /// `g` summed down (broadcasting undone) and cast to type `t`.
   ssa::Value *fitTo(Level &at, ssa::Value *g, const Type &t, llvm::SMRange loc);
   ssa::Value *zerosLike(Level &at, ssa::Value *v, llvm::SMRange loc);
@@ -150,9 +150,8 @@ private:
   Level *levelOf(const ssa::Value *v, Level &from);
   const ssa::Block *defBlock(const ssa::Value *v) const;
   uint64_t order(const ssa::Value *v);
-  ssa::Value *makeOp(ssa::Block &b, size_t pos, const std::string &name,
-                     std::vector<ssa::Value *> operands, Attrs attrs, llvm::SMRange loc,
-                     std::optional<Type> type);
+  ssa::Value *makeOp(ssa::Block &b, size_t pos, OpKind kind, std::vector<ssa::Value *> operands,
+                     Attrs attrs, llvm::SMRange loc, std::optional<Type> type);
   ssa::Operation *insertOp(ssa::Block &b, size_t pos, std::unique_ptr<ssa::Operation> op);
   void registerArgs(ssa::Block &b);
   void analyseActivity(const std::vector<int64_t> &argnums);
@@ -201,8 +200,9 @@ ssa::Value *newHeader(ssa::Operation &loop, Type type, llvm::SMRange loc);
 /// Appends a structural op (yield, tuple, return) with `operands` to `into`.
 ssa::Operation *makeStructural(ssa::OpKind kind, llvm::SMRange loc, ssa::Block &into,
                                std::vector<ssa::Value *> operands);
-/// True for the backward helpers (`max_pool2d_grad`, `conv2d_grad_input`, ...): differentiable
-/// in truth even when they have no rule, so reaching one with an adjoint is reported.
+/// True for the backward helpers (ops/Ops.def `BackwardHelper`: `max_pool2d_grad`,
+/// `conv2d_grad_input`, ...): differentiable in truth even when they have no rule, so reaching
+/// one with an adjoint is reported.
 bool isBackwardHelper(const OpInfo &info);
 
 } // namespace dlm::autodiff

@@ -14,8 +14,9 @@ namespace dlm::codegen {
 
 namespace {
 
-bool isComparison(const std::string &op) {
-  return op == "eq" || op == "ne" || op == "lt" || op == "le" || op == "gt" || op == "ge";
+bool isComparison(OpKind op) {
+  return op == OpKind::Eq || op == OpKind::Ne || op == OpKind::Lt || op == OpKind::Le ||
+         op == OpKind::Gt || op == OpKind::Ge;
 }
 
 } // namespace
@@ -164,26 +165,26 @@ llvm::Value *ElementCode::scalarCall(OpKind kind, DType dt, llvm::Value *x, DTyp
   return convert(b.CreateCall(f, {v}), arg, dt);
 }
 
-llvm::Value *ElementCode::unary(const std::string &op, DType dt, llvm::Value *x) {
+llvm::Value *ElementCode::unary(OpKind op, DType dt, llvm::Value *x) {
   bool f = isFloat(dt);
   llvm::Value *zero = f ? (llvm::Value *)fp(dt, 0.0) : llvm::ConstantInt::get(scalarType(dt), 0);
-  if (op == "neg")
+  if (op == OpKind::Neg)
     return f ? b.CreateFNeg(x) : b.CreateNeg(x);
-  if (op == "abs") {
+  if (op == OpKind::Abs) {
     llvm::Value *lt = f ? b.CreateFCmpOLT(x, zero) : b.CreateICmpSLT(x, zero);
     return b.CreateSelect(lt, f ? b.CreateFNeg(x) : b.CreateNeg(x), x);
   }
   // kernels' reluOf: x < 0 ? 0 : x, so NaN and -0.0 pass as in PyTorch.
-  if (op == "relu")
+  if (op == OpKind::Relu)
     return b.CreateSelect(f ? b.CreateFCmpOLT(x, zero) : b.CreateICmpSLT(x, zero), zero, x);
   if (!f)
     return nullptr;
   bool single = dt == DType::F32;
-  if (op == "exp")
+  if (op == OpKind::Exp)
     return single ? fastExpF32(x) : libm("expf", "exp", dt, x);
-  if (op == "tanh")
+  if (op == OpKind::Tanh)
     return single ? fastTanhF32(x) : libm("tanhf", "tanh", dt, x);
-  if (op == "sigmoid") {
+  if (op == OpKind::Sigmoid) {
     if (single)
       return fastSigmoidF32(x);
     // kernels' sigmoidOf: x >= 0 ? 1 / (1 + exp(-x)) : exp(x) / (1 + exp(x)).
@@ -193,35 +194,35 @@ llvm::Value *ElementCode::unary(const std::string &op, DType dt, llvm::Value *x)
     llvm::Value *den = b.CreateFAdd(one, e);
     return b.CreateSelect(pos, b.CreateFDiv(one, den), b.CreateFDiv(e, den));
   }
-  if (op == "sqrt")
+  if (op == OpKind::Sqrt)
     return b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x);
   return nullptr;
 }
 
-llvm::Value *ElementCode::compare(const std::string &op, DType t, llvm::Value *x, llvm::Value *y) {
+llvm::Value *ElementCode::compare(OpKind op, DType t, llvm::Value *x, llvm::Value *y) {
   if (isFloat(t)) {
-    if (op == "eq")
+    if (op == OpKind::Eq)
       return b.CreateFCmpOEQ(x, y);
-    if (op == "ne")
+    if (op == OpKind::Ne)
       return b.CreateFCmpUNE(x, y);
-    if (op == "lt")
+    if (op == OpKind::Lt)
       return b.CreateFCmpOLT(x, y);
-    if (op == "le")
+    if (op == OpKind::Le)
       return b.CreateFCmpOLE(x, y);
-    if (op == "gt")
+    if (op == OpKind::Gt)
       return b.CreateFCmpOGT(x, y);
     return b.CreateFCmpOGE(x, y);
   }
   bool u = t == DType::Bool;
-  if (op == "eq")
+  if (op == OpKind::Eq)
     return b.CreateICmpEQ(x, y);
-  if (op == "ne")
+  if (op == OpKind::Ne)
     return b.CreateICmpNE(x, y);
-  if (op == "lt")
+  if (op == OpKind::Lt)
     return u ? b.CreateICmpULT(x, y) : b.CreateICmpSLT(x, y);
-  if (op == "le")
+  if (op == OpKind::Le)
     return u ? b.CreateICmpULE(x, y) : b.CreateICmpSLE(x, y);
-  if (op == "gt")
+  if (op == OpKind::Gt)
     return u ? b.CreateICmpUGT(x, y) : b.CreateICmpSGT(x, y);
   return u ? b.CreateICmpUGE(x, y) : b.CreateICmpSGE(x, y);
 }
@@ -236,7 +237,7 @@ llvm::Value *ElementCode::minMax(bool max, DType dt, llvm::Value *x, llvm::Value
   return b.CreateSelect(b.CreateFCmpUNO(x, y), b.CreateFAdd(x, y), pick);
 }
 
-llvm::Value *ElementCode::op(const std::string &op, DType dt, llvm::ArrayRef<llvm::Value *> args,
+llvm::Value *ElementCode::op(OpKind op, DType dt, llvm::ArrayRef<llvm::Value *> args,
                              llvm::ArrayRef<DType> types) {
   bool f = isFloat(dt);
   size_t arity = args.size();
@@ -251,19 +252,19 @@ llvm::Value *ElementCode::op(const std::string &op, DType dt, llvm::ArrayRef<llv
     }
     return true;
   };
-  if ((op == "add" || op == "sub" || op == "mul" || op == "div") && arity == 2 &&
-      dt != DType::Bool) {
-    if ((op == "div" && !f) || !as(dt))
+  if ((op == OpKind::Add || op == OpKind::Sub || op == OpKind::Mul || op == OpKind::Div) &&
+      arity == 2 && dt != DType::Bool) {
+    if ((op == OpKind::Div && !f) || !as(dt))
       return nullptr;
-    if (op == "add")
+    if (op == OpKind::Add)
       return f ? b.CreateFAdd(x[0], x[1]) : b.CreateAdd(x[0], x[1]);
-    if (op == "sub")
+    if (op == OpKind::Sub)
       return f ? b.CreateFSub(x[0], x[1]) : b.CreateSub(x[0], x[1]);
-    if (op == "mul")
+    if (op == OpKind::Mul)
       return f ? b.CreateFMul(x[0], x[1]) : b.CreateMul(x[0], x[1]);
     return b.CreateFDiv(x[0], x[1]);
   }
-  if (op == "pow" && arity == 2 && f && as(dt)) {
+  if (op == OpKind::Pow && arity == 2 && f && as(dt)) {
     llvm::Type *ty = scalarType(dt);
     llvm::FunctionCallee pow = m.getOrInsertFunction(dt == DType::F32 ? "powf" : "pow",
                                                      llvm::FunctionType::get(ty, {ty, ty}, false));
@@ -274,9 +275,9 @@ llvm::Value *ElementCode::op(const std::string &op, DType dt, llvm::ArrayRef<llv
     }
     return b.CreateCall(pow, {x[0], x[1]});
   }
-  if ((op == "maximum" || op == "minimum") && arity == 2 && as(dt))
-    return minMax(op == "maximum", dt, x[0], x[1]);
-  if (op == "clip" && arity == 3 && as(dt))
+  if ((op == OpKind::Maximum || op == OpKind::Minimum) && arity == 2 && as(dt))
+    return minMax(op == OpKind::Maximum, dt, x[0], x[1]);
+  if (op == OpKind::Clip && arity == 3 && as(dt))
     return minMax(false, dt, minMax(true, dt, x[0], x[1]), x[2]);
   if (isComparison(op) && arity == 2 && dt == DType::Bool) {
     DType ct = widerDType(types[0], types[1]); // as the kernels compare (runtime/Promotion.h)
@@ -284,33 +285,33 @@ llvm::Value *ElementCode::op(const std::string &op, DType dt, llvm::ArrayRef<llv
       return nullptr;
     return compare(op, ct, x[0], x[1]);
   }
-  if ((op == "logical_and" || op == "logical_or") && arity == 2 && dt == DType::Bool &&
+  if ((op == OpKind::LogicalAnd || op == OpKind::LogicalOr) && arity == 2 && dt == DType::Bool &&
       as(DType::Bool))
-    return op == "logical_and" ? b.CreateAnd(x[0], x[1]) : b.CreateOr(x[0], x[1]);
-  if (op == "logical_not" && arity == 1 && dt == DType::Bool && as(DType::Bool))
+    return op == OpKind::LogicalAnd ? b.CreateAnd(x[0], x[1]) : b.CreateOr(x[0], x[1]);
+  if (op == OpKind::LogicalNot && arity == 1 && dt == DType::Bool && as(DType::Bool))
     return b.CreateNot(x[0]);
-  if ((op == "cast" || op == "stop_gradient") && arity == 1)
+  if ((op == OpKind::Cast || op == OpKind::StopGradient) && arity == 1)
     return convert(args[0], types[0], dt);
-  if (op == "where" && arity == 3) {
+  if (op == OpKind::Where && arity == 3) {
     llvm::Value *c = convert(args[0], types[0], DType::Bool);
     llvm::Value *p = convert(args[1], types[1], dt), *q = convert(args[2], types[2], dt);
     if (!p || !q)
       return nullptr;
     return b.CreateSelect(c, p, q);
   }
-  if (op == "relu_grad" && arity == 2 && dt != DType::Bool && as(dt)) {
+  if (op == OpKind::ReluGrad && arity == 2 && dt != DType::Bool && as(dt)) {
     llvm::Value *zero = f ? (llvm::Value *)fp(dt, 0.0) : llvm::ConstantInt::get(scalarType(dt), 0);
     return b.CreateSelect(f ? b.CreateFCmpOLE(x[0], zero) : b.CreateICmpSLE(x[0], zero), zero,
                           x[1]); // reluGradOf
   }
-  if ((op == "sigmoid_grad" || op == "tanh_grad") && arity == 2 && f && as(dt)) {
+  if ((op == OpKind::SigmoidGrad || op == OpKind::TanhGrad) && arity == 2 && f && as(dt)) {
     llvm::Value *one = fp(dt, 1.0);
-    if (op == "tanh_grad")
+    if (op == OpKind::TanhGrad)
       return b.CreateFMul(x[1], mulAdd(b.CreateFNeg(x[0]), x[0], one)); // g * (1 - y*y)
     return b.CreateFMul(b.CreateFMul(x[1], x[0]), b.CreateFSub(one, x[0]));
   }
-  if (std::optional<OpKind> kind = opKindNamed(op); kind && opHas(*kind, opflag::ScalarCall))
-    return arity == 1 ? scalarCall(*kind, dt, args[0], types[0]) : nullptr;
+  if (opHas(op, opflag::ScalarCall))
+    return arity == 1 ? scalarCall(op, dt, args[0], types[0]) : nullptr;
   if (arity == 1 && dt != DType::Bool && as(dt))
     return unary(op, dt, x[0]);
   return nullptr;

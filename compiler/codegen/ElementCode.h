@@ -59,7 +59,7 @@ public:
 
   /// `op` with result dtype `dt` on one element per operand (`args`, of dtypes `types`), or
   /// null when codegen leaves the op to its kernel.
-  llvm::Value *op(const std::string &op, DType dt, llvm::ArrayRef<llvm::Value *> args,
+  llvm::Value *op(OpKind op, DType dt, llvm::ArrayRef<llvm::Value *> args,
                   llvm::ArrayRef<DType> types);
 
   /// Evaluates `body` on the inputs `args` (of dtypes `types`); null when a statement is not
@@ -86,8 +86,8 @@ private:
   llvm::Value *fastSigmoidF32(llvm::Value *x);
   llvm::Value *libm(const char *f32Name, const char *f64Name, DType dt, llvm::Value *x);
   llvm::Value *scalarCall(OpKind kind, DType dt, llvm::Value *x, DType from);
-  llvm::Value *unary(const std::string &op, DType dt, llvm::Value *x);
-  llvm::Value *compare(const std::string &op, DType t, llvm::Value *x, llvm::Value *y);
+  llvm::Value *unary(OpKind op, DType dt, llvm::Value *x);
+  llvm::Value *compare(OpKind op, DType t, llvm::Value *x, llvm::Value *y);
   llvm::Value *minMax(bool max, DType dt, llvm::Value *x, llvm::Value *y);
   llvm::Constant *f32(float v);
   llvm::Constant *fp(DType dt, double v);

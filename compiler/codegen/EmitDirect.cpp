@@ -15,40 +15,35 @@
 
 namespace dlm::codegen {
 
-namespace {
-
-/// The key of the fast-path table (Emitter::emitDirect): an op. Today ops are names; when graph
-/// nodes carry interned op kinds, this alias and the two functions below are what changes (a row
-/// still names its op, looked up once into its kind).
-using OpKey = std::string_view;
-OpKey opKey(const Node &n) { return n.op; }
-OpKey opKey(std::string_view name) { return name; }
-
-} // namespace
-
+/// The fast paths by op; each declines (false) what it does not handle, and the node then takes
+/// the generic kernel call.
 bool Emitter::emitDirect(const Node &n) {
-  using FastPath = bool (Emitter::*)(const Node &);
-  static const std::map<OpKey, FastPath> table = [] {
-    std::pair<std::string_view, FastPath> rows[] = {
-        {"index", &Emitter::emitIndex},                // x[i] as a view, i in a register
-        {"reshape", &Emitter::emitReshape},            // a view of a fixed shape
-        {"slice", &Emitter::emitStaticSlice},          // a view, bounds resolved here
-        {"slice_grad", &Emitter::emitStaticSliceGrad}, // the gradient into zeros, window resolved
-        {"split", &Emitter::emitStaticSplit},          // one view per piece
-        {"stack_pop", &Emitter::emitStackPop},         // the autodiff stack: in the gradient
-        {"stack_push", &Emitter::emitStackPush},       // in the forward pass's loops
-        {"stack_top", &Emitter::emitStackTop},         // in the gradient
-        {"sum_to", &Emitter::emitSumToCopy},           // a sum over axes of size 1: a copy
-        {"transpose", &Emitter::emitTranspose},        // a view, permutation checked here
-        {"zeros", &Emitter::emitZeros},                // a fixed shape
-    };
-    std::map<OpKey, FastPath> byKey;
-    for (const auto &[name, path] : rows)
-      byKey.emplace(opKey(name), path);
-    return byKey;
-  }();
-  auto path = table.find(opKey(n));
-  return path != table.end() && (this->*path->second)(n);
+  switch (n.op) {
+  case OpKind::Index: // x[i] as a view, i in a register
+    return emitIndex(n);
+  case OpKind::Reshape: // a view of a fixed shape
+    return emitReshape(n);
+  case OpKind::Slice: // a view, bounds resolved here
+    return emitStaticSlice(n);
+  case OpKind::SliceGrad: // the gradient into zeros, window resolved
+    return emitStaticSliceGrad(n);
+  case OpKind::Split: // one view per piece
+    return emitStaticSplit(n);
+  case OpKind::StackPop: // the autodiff stack: in the gradient
+    return emitStackPop(n);
+  case OpKind::StackPush: // in the forward pass's loops
+    return emitStackPush(n);
+  case OpKind::StackTop: // in the gradient
+    return emitStackTop(n);
+  case OpKind::SumTo: // a sum over axes of size 1: a copy
+    return emitSumToCopy(n);
+  case OpKind::Transpose: // a view, permutation checked here
+    return emitTranspose(n);
+  case OpKind::Zeros: // a fixed shape
+    return emitZeros(n);
+  default:
+    return false;
+  }
 }
 
 bool Emitter::tensorsToTensor(const Node &n, size_t numIn) {

@@ -25,15 +25,14 @@ std::vector<DType> Emitter::operandTypes(const Node &n) {
 std::optional<ElementBody> Emitter::elementBody(const Node &n) {
   if (n.numResults() != 1 || n.inputs.empty() || !n.results[0].isTensor())
     return std::nullopt;
-  if (n.op == "fused") {
+  if (n.op == OpKind::Fused) {
     const AttrValue *text = n.attr("body");
     const std::string *body = text ? std::get_if<std::string>(text) : nullptr;
     if (!body)
       return std::nullopt;
     return parseFusedBody(*body, n.inputs.size());
   }
-  const OpInfo *info = OpRegistry::get().lookup(n.op);
-  if (!info || !info->elementwise || !(n.attrs.empty() || n.op == "cast"))
+  if (!n.info().elementwise || !(n.attrs.empty() || n.op == OpKind::Cast))
     return std::nullopt;
   FusedStatement st;
   st.op = n.op;
@@ -223,7 +222,8 @@ bool Emitter::emitElementwise(const Node &n) {
     args.push_back(data);
     copies.push_back(copy);
   }
-  std::string name = (n.op == "fused" ? "dlm_fused." : "dlm_elementwise.") + std::to_string(n.id);
+  std::string name =
+      (n.op == OpKind::Fused ? "dlm_fused." : "dlm_elementwise.") + std::to_string(n.id);
   b.CreateCall(code->loopFunction(name, *body, operands, loops.size()), args);
   for (llvm::Value *copy : copies)
     release(b, copy);

@@ -21,11 +21,11 @@ void Emitter::emitNode(const Node &n) {
     }
   if (s.roles[n.id] == NodeRole::CondMerge)
     return emitCondMerge(n);
-  if (n.op == "arg")
+  if (n.op == OpKind::Arg)
     return emitArg(n);
-  if (n.op == "retval")
+  if (n.op == OpKind::Retval)
     return emitRetval(n);
-  if (n.op == "const" && emitConst(n))
+  if (n.op == OpKind::Const && emitConst(n))
     return;
   if (emitUnboxedFill(n))
     return;
@@ -213,10 +213,10 @@ bool Emitter::emitConst(const Node &n) {
 }
 
 bool Emitter::emitUnboxedFill(const Node &n) {
-  if ((n.op != "zeros" && n.op != "ones") || repr({n.id, 0}) != Repr::Scalar)
+  if ((n.op != OpKind::Zeros && n.op != OpKind::Ones) || repr({n.id, 0}) != Repr::Scalar)
     return false;
   DType dt = n.results[0].dtype();
-  store({n.id, 0}, constFromDouble(dt, scalarType(dt), n.op == "ones" ? 1.0 : 0.0));
+  store({n.id, 0}, constFromDouble(dt, scalarType(dt), n.op == OpKind::Ones ? 1.0 : 0.0));
   return true;
 }
 

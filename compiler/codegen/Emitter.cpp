@@ -276,7 +276,7 @@ bool Emitter::computesUnboxed(const Node &n) {
     return allUnboxed();
   if (rt::runtimeDevice(n.device) != rt::Device::CPU)
     return false;
-  if (n.op == "const" || n.op == "zeros" || n.op == "ones")
+  if (n.op == OpKind::Const || n.op == OpKind::Zeros || n.op == OpKind::Ones)
     return n.inputs.empty();
   return allUnboxed() && readsUnboxed(n);
 }
@@ -505,7 +505,8 @@ void Emitter::checkInterrupt(const Node &n) {
 
 bool Emitter::unsupported(const Node &n, const std::string &what) {
   if (!firstError)
-    firstError = internalError("node %" + std::to_string(n.id) + " ('" + n.op + "'): " + what);
+    firstError =
+        internalError("node %" + std::to_string(n.id) + " ('" + opString(n.op) + "'): " + what);
   return false;
 }
 

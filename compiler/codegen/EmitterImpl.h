@@ -105,7 +105,7 @@ private:
   void initCheck(llvm::Value *bad);
 
   /// Kernels are named after their op (docs/ops.md).
-  std::string kernelName(const Node &n) { return n.op; }
+  std::string kernelName(const Node &n) { return opString(n.op); }
 
   llvm::GlobalVariable *kernelId(const std::string &name);
 
@@ -232,7 +232,7 @@ private:
   // --- nodes ----------------------------------------------------------------------------
   void emitNode(const Node &n);
 
-  /// The op's fast path, when it has one (the table in EmitDirect.cpp: slice, slice_grad, split,
+  /// The op's fast path, when it has one (the switch in EmitDirect.cpp: slice, slice_grad, split,
   /// the stack ops, transpose, index, reshape, zeros, sum_to) and it applies to n: a direct call
   /// of a C ABI entry or a view, without the kernel's lookup and attribute parsing. False: n
   /// takes the kernel.

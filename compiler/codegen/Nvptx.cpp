@@ -217,7 +217,7 @@ void installPtxCompiler() { rt::setFusedPtxCompiler(compileForRuntime); }
 
 bool printPtx(const graph::Graph &graph, DiagnosticEngine &diags, llvm::raw_ostream &os) {
   for (const graph::Node &n : graph.nodes()) {
-    if (n.op != "fused" || n.numResults() != 1 || !n.results[0].isTensor() ||
+    if (n.op != OpKind::Fused || n.numResults() != 1 || !n.results[0].isTensor() ||
         n.results[0].rank() == 0)
       continue;
     const AttrValue *attr = n.attr("body");

@@ -42,7 +42,7 @@ buildModule(const graph::Graph &graph, llvm::LLVMContext &ctx, llvm::TargetMachi
   if (!structure) {
     const graph::Node &n = graph.node(structError.node);
     return internalError("codegen cannot structure the graph at node %" + std::to_string(n.id) +
-                             " ('" + n.op + "'): " + structError.message,
+                             " ('" + opString(n.op) + "'): " + structError.message,
                          n.loc);
   }
   EmitOptions emit;
@@ -162,8 +162,7 @@ constexpr int64_t kJitSmallLoopElements = 4096;
 /// at most kJitSmallLoopElements.
 bool smallElementwiseLoops(const graph::Graph &graph) {
   for (const graph::Node &n : graph.nodes()) {
-    const OpInfo *info = OpRegistry::get().lookup(n.op);
-    if (n.op != "fused" && !(info && info->elementwise))
+    if (n.op != OpKind::Fused && !n.info().elementwise)
       continue;
     for (const Type &t : n.results) {
       std::optional<int64_t> numel = t.staticNumElements();

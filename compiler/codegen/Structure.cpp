@@ -34,9 +34,9 @@ graph::ValueRef Structure::resolve(const Graph &g, ValueRef v) const {
 
 namespace {
 
-bool isForwardOp(const std::string &op) {
-  return op == "Switch" || op == "Enter" || op == "Identity" || op == "NextIteration" ||
-         op == "LoopCond";
+bool isForwardOp(OpKind op) {
+  return op == OpKind::Switch || op == OpKind::Enter || op == OpKind::Identity ||
+         op == OpKind::NextIteration || op == OpKind::LoopCond;
 }
 
 class Structurer {
@@ -79,11 +79,12 @@ private:
       NodeRole role = NodeRole::Compute;
       if (isForwardOp(n.op))
         role = NodeRole::Forward;
-      if (n.op == "Exit")
+      if (n.op == OpKind::Exit)
         role = NodeRole::Exit;
-      if (n.op == "Merge") {
-        bool loop = std::any_of(n.inputs.begin(), n.inputs.end(),
-                                [&](ValueRef v) { return g.node(v.node).op == "NextIteration"; });
+      if (n.op == OpKind::Merge) {
+        bool loop = std::any_of(n.inputs.begin(), n.inputs.end(), [&](ValueRef v) {
+          return g.node(v.node).op == OpKind::NextIteration;
+        });
         role = loop ? NodeRole::LoopMerge : NodeRole::CondMerge;
       }
       s.roles[n.id] = role;
@@ -91,12 +92,13 @@ private:
   }
 
   bool isBackEdge(const Node &n, ValueRef in) const {
-    return n.op == "Merge" && g.node(in.node).op == "NextIteration";
+    return n.op == OpKind::Merge && g.node(in.node).op == OpKind::NextIteration;
   }
 
   bool isLoopSwitch(NodeId id) const {
     const Node &n = g.node(id);
-    return n.op == "Switch" && n.inputs.size() == 2 && g.node(n.inputs[1].node).op == "LoopCond";
+    return n.op == OpKind::Switch && n.inputs.size() == 2 &&
+           g.node(n.inputs[1].node).op == OpKind::LoopCond;
   }
 
   // --- 2. schedules ---------------------------------------------------------------------
@@ -180,14 +182,15 @@ private:
     const Guard &shorter = into.size() <= other.size() ? into : other;
     const Guard &longer = into.size() <= other.size() ? other : into;
     if (!std::equal(shorter.begin(), shorter.end(), longer.begin()))
-      return fail(at, "operands of '" + g.node(at).op + "' are live under unrelated conditions");
+      return fail(at, "operands of '" + opString(g.node(at).op) +
+                          "' are live under unrelated conditions");
     into = longer;
     return true;
   }
 
   Guard valueGuard(ValueRef v) const {
     Guard guard = s.nodeGuards[v.node];
-    if (g.node(v.node).op == "Switch" && !isLoopSwitch(v.node))
+    if (g.node(v.node).op == OpKind::Switch && !isLoopSwitch(v.node))
       guard.push_back({s.resolve(g, g.node(v.node).inputs[1]), v.port == 1});
     return guard;
   }
@@ -226,7 +229,7 @@ private:
   bool walkLoop(FrameId f) {
     Region &loop = s.regions[f];
     for (NodeId n : frameNodes[f]) {
-      if (g.node(n).op != "Enter")
+      if (g.node(n).op != OpKind::Enter)
         continue;
       ValueRef in = g.node(n).inputs[0];
       if (!join(loop.guard, valueGuard(in), n))
@@ -251,10 +254,10 @@ private:
     int conds = 0;
     for (NodeId n : frameNodes[f]) {
       const Node &node = g.node(n);
-      if (node.op == "LoopCond") {
+      if (node.op == OpKind::LoopCond) {
         ++conds;
         loop.pred = node.inputs[0];
-      } else if (node.op == "Exit") {
+      } else if (node.op == OpKind::Exit) {
         loop.exits.push_back(n);
       } else if (s.roles[n] == NodeRole::LoopMerge) {
         if (!describeMerge(node, loop))
@@ -272,10 +275,10 @@ private:
     const Node *enter = nullptr, *next = nullptr;
     for (ValueRef v : merge.inputs) {
       const Node &in = g.node(v.node);
-      if (in.op == "Enter" && !enter &&
+      if (in.op == OpKind::Enter && !enter &&
           !(in.attrAs<bool>("is_constant") && *in.attrAs<bool>("is_constant")))
         enter = &in;
-      else if (in.op == "NextIteration" && !next)
+      else if (in.op == OpKind::NextIteration && !next)
         next = &in;
       else
         return fail(merge.id, "a loop Merge must join one Enter and one NextIteration");
@@ -293,7 +296,7 @@ private:
     Guard guard;
     bool body = false;
     NodeRole role = s.roles[id];
-    if (n.op == "Enter" || role == NodeRole::LoopMerge) {
+    if (n.op == OpKind::Enter || role == NodeRole::LoopMerge) {
       s.nodeGuards[id] = {};
       nodeBody[id] = false;
       return true;
@@ -312,7 +315,7 @@ private:
         return false;
       body = body || nodeBody[c];
     }
-    if (n.op == "NextIteration" && !guard.empty())
+    if (n.op == OpKind::NextIteration && !guard.empty())
       return fail(id, "a loop's next value must not be conditional");
     s.nodeGuards[id] = std::move(guard);
     nodeBody[id] = body;

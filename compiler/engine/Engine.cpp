@@ -10,10 +10,7 @@ namespace dlm::engine {
 
 namespace {
 
-bool isExpensive(const graph::Node &n) {
-  const OpInfo *info = OpRegistry::get().lookup(n.op);
-  return info && info->cost == CostClass::Expensive;
-}
+bool isExpensive(const graph::Node &n) { return n.info().cost == CostClass::Expensive; }
 
 } // namespace
 
@@ -28,15 +25,15 @@ rt::Status convertGraph(const graph::Graph &graph, rt::ExecGraph &out) {
     inputs.reserve(n.inputs.size());
     for (const graph::ValueRef &v : n.inputs)
       inputs.push_back({(rt::ExecNodeId)v.node, (int32_t)v.port});
-    rt::ExecKind kind = rt::execKindOf(n.op);
+    rt::ExecKind kind = rt::execKindOf(opName(n.op));
     // An entry graph's result is fetched from an Identity of its value (EntryGraph).
-    bool isRetval = n.op == "retval";
+    bool isRetval = n.op == OpKind::Retval;
     if (isRetval)
       kind = rt::ExecKind::Identity;
     rt::Attrs attrs;
     if (kind == rt::ExecKind::Kernel)
       attrs = graph::runtimeAttrs(n);
-    rt::ExecNodeId id = out.addNode(isRetval ? "Identity" : n.op, std::move(inputs),
+    rt::ExecNodeId id = out.addNode(isRetval ? "Identity" : opString(n.op), std::move(inputs),
                                     isRetval ? 1 : (int32_t)n.numResults(),
                                     (rt::ExecFrameId)n.frame, std::move(attrs));
     rt::ExecNode &e = out.node(id);
@@ -101,9 +98,9 @@ rt::Status EntryGraph::build(const graph::Graph &graph) {
   if (rt::Status s = convertGraph(graph, exec); !s)
     return s;
   for (const graph::Node &n : graph.nodes()) {
-    if (n.op == "arg")
+    if (n.op == OpKind::Arg)
       ++numArgs;
-    if (n.op != "retval")
+    if (n.op != OpKind::Retval)
       continue;
     const int64_t *index = n.attrAs<int64_t>("index");
     size_t at = index ? (size_t)*index : 0;

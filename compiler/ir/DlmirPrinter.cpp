@@ -32,7 +32,7 @@ void printNode(const Graph &g, const Node &n, llvm::raw_ostream &os, const Print
   os << "  %" << n.id;
   if (n.results.size() > 1)
     os << ':' << n.results.size();
-  os << " = " << n.op << '(';
+  os << " = " << opName(n.op) << '(';
   for (size_t i = 0; i < n.inputs.size(); ++i) {
     if (i)
       os << ", ";

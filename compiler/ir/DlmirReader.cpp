@@ -642,7 +642,7 @@ private:
     advance();
 
     NodeId id = static_cast<NodeId>(graph.numNodes());
-    graph.addNode(info->name, {}, {}, kRootFrame);
+    graph.addNode(info->kind, {}, {}, kRootFrame);
     names.emplace(name, id);
     nodeLocs.push_back(opLoc);
     if (!consume(Tok::LParen, "("))

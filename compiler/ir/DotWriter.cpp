@@ -24,20 +24,13 @@ std::string escape(const std::string &s) {
 }
 
 std::string label(const Node &n) {
-  std::string text = "%" + std::to_string(n.id) + " " + n.op;
+  std::string text = "%" + std::to_string(n.id) + " " + opString(n.op);
   for (const Type &t : n.results)
     text += "\\n" + escape(typeToString(t));
   return text;
 }
 
-const char *shapeFor(const Node &n) {
-  static const char *const controlFlow[] = {"Switch", "Merge",         "Enter",
-                                            "Exit",   "NextIteration", "LoopCond"};
-  for (const char *op : controlFlow)
-    if (n.op == op)
-      return "diamond";
-  return "box";
-}
+const char *shapeFor(const Node &n) { return opHas(n.op, opflag::ControlFlow) ? "diamond" : "box"; }
 
 class DotWriter {
 public:
@@ -90,7 +83,7 @@ private:
       std::vector<std::string> attrs;
       if (in.port != 0)
         attrs.push_back("label=\"" + std::to_string(in.port) + "\"");
-      if (n.op == "Merge" && g.node(in.node).op == "NextIteration")
+      if (n.op == OpKind::Merge && g.node(in.node).op == OpKind::NextIteration)
         attrs.push_back("constraint=false");
       writeAttrs(attrs);
     }

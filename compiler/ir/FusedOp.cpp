@@ -1,6 +1,8 @@
 //===- compiler/ir/FusedOp.cpp - Printing a `fused` node's body ----------===//
 #include "compiler/ir/FusedOp.h"
 
+#include "compiler/ir/OpRegistry.h"
+
 namespace dlm {
 
 std::string printFusedBody(const std::vector<FusedStatement> &body, size_t numInputs) {
@@ -8,7 +10,7 @@ std::string printFusedBody(const std::vector<FusedStatement> &body, size_t numIn
   for (size_t i = 0; i < body.size(); ++i) {
     if (i)
       out += "; ";
-    out += "%" + std::to_string(numInputs + i) + " = " + body[i].op + "(";
+    out += "%" + std::to_string(numInputs + i) + " = " + opString(body[i].op) + "(";
     for (size_t k = 0; k < body[i].operands.size(); ++k)
       out += (k ? ", %" : "%") + std::to_string(body[i].operands[k]);
     out += ") : " + std::string(dtypeName(body[i].dtype));

@@ -65,11 +65,11 @@ unsigned Graph::frameDepth(FrameId id) const {
   return depth;
 }
 
-Node &Graph::addNode(std::string op, std::vector<ValueRef> inputs, std::vector<Type> results,
+Node &Graph::addNode(OpKind op, std::vector<ValueRef> inputs, std::vector<Type> results,
                      FrameId frame, Location loc) {
   Node n;
   n.id = static_cast<NodeId>(nodeList.size());
-  n.op = std::move(op);
+  n.op = op;
   n.inputs = std::move(inputs);
   n.results = std::move(results);
   n.frame = frame;
@@ -106,7 +106,7 @@ std::vector<std::vector<NodeId>> Graph::controlUses() const {
 
 /// True for the loop back edge NextIteration -> Merge, which topological orders skip.
 static bool isBackEdge(const Graph &g, const Node &user, NodeId producer) {
-  return user.op == "Merge" && g.node(producer).op == "NextIteration";
+  return user.op == OpKind::Merge && g.node(producer).op == OpKind::NextIteration;
 }
 
 std::optional<std::vector<NodeId>> Graph::topologicalOrder() const {

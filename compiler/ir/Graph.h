@@ -106,7 +106,7 @@ struct Frame {
 /// One operation.
 struct Node {
   NodeId id = 0;
-  std::string op;                    ///< docs/ops.md name, or a control-flow primitive.
+  OpKind op = OpKind::Identity;      ///< the op (ops/Ops.def), control-flow primitives included
   std::vector<ValueRef> inputs;      ///< data inputs, in operand order.
   std::vector<NodeId> controlInputs; ///< nodes that must run first; no value flows.
   Attrs attrs;                       ///< by name (std::map: deterministic order).
@@ -120,6 +120,8 @@ struct Node {
   Location loc;
 
   size_t numResults() const { return results.size(); }
+  /// The op's registry entry.
+  const OpInfo &info() const { return opInfo(op); }
   /// The attribute called `name`, or null.
   const AttrValue *attr(const std::string &name) const;
   /// The attribute called `name` if it holds a T, else null: `n.attrAs<bool>("is_constant")`.
@@ -167,8 +169,8 @@ public:
   // --- Nodes -------------------------------------------------------------------------------
   /// Appends a node and returns it; its id is the previous node count. The reference stays
   /// valid until the next addNode.
-  Node &addNode(std::string op, std::vector<ValueRef> inputs, std::vector<Type> results,
-                FrameId frame, Location loc = {});
+  Node &addNode(OpKind op, std::vector<ValueRef> inputs, std::vector<Type> results, FrameId frame,
+                Location loc = {});
   const Node &node(NodeId id) const { return nodeList[id]; }
   Node &node(NodeId id) { return nodeList[id]; }
   const std::vector<Node> &nodes() const { return nodeList; }

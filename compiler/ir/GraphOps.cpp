@@ -135,10 +135,7 @@ Type inferFused(InferContext &ctx) {
 namespace {
 /// Whether st's op is an elementwise op without attributes, of st's arity.
 bool isStatementOp(const rt::FusedStatement &st) {
-  std::optional<OpKind> kind = opKindNamed(st.op);
-  if (!kind)
-    return false;
-  const OpInfo &info = opInfo(*kind);
+  const OpInfo &info = opInfo(st.op);
   return info.elementwise && info.attrs.empty() && st.operands.size() == info.operands.size();
 }
 } // namespace

@@ -9,10 +9,7 @@
 
 namespace dlm::graph {
 
-bool isControlFlow(const Node &n) {
-  const OpInfo *info = OpRegistry::get().lookup(n.op);
-  return info && info->has(opflag::ControlFlow);
-}
+bool isControlFlow(const Node &n) { return opHas(n.op, opflag::ControlFlow); }
 
 static bool isStatic(const Type &t) { return !t.isTensor() || t.staticNumElements().has_value(); }
 
@@ -21,12 +18,22 @@ static bool isStatic(const Type &t) { return !t.isTensor() || t.staticNumElement
 /// of 0 fails), and autodiff's stack reads and new stacks (every read matches a push of the
 /// same loop).
 static bool neverFails(const Node &n) {
-  static constexpr std::string_view kOps[] = {"Identity",   "after",     "const",     "shape_of",
-                                              "transpose",  "stack_new", "stack_top", "stack_pop",
-                                              "stack_tail", "stack_drop"};
-  if (std::find(std::begin(kOps), std::end(kOps), n.op) != std::end(kOps))
+  switch (n.op) {
+  case OpKind::Identity:
+  case OpKind::After:
+  case OpKind::Const:
+  case OpKind::ShapeOf:
+  case OpKind::Transpose:
+  case OpKind::StackNew:
+  case OpKind::StackTop:
+  case OpKind::StackPop:
+  case OpKind::StackTail:
+  case OpKind::StackDrop:
     return true;
-  if (n.op != "slice")
+  default:
+    break;
+  }
+  if (n.op != OpKind::Slice)
     return false;
   const auto *steps = n.attrAs<std::vector<int64_t>>("step");
   return steps && std::find(steps->begin(), steps->end(), kDynamicIndex) == steps->end();
@@ -37,7 +44,7 @@ static bool neverFails(const Node &n) {
 /// first).
 static bool pushMayChangeShape(const Graph &g, const Node &n) {
   const Type &entries = g.typeOf(n.inputs[1]);
-  if (n.op == "stack_push")
+  if (n.op == OpKind::StackPush)
     return !isStatic(entries);
   return !entries.isTensor() || entries.rank() == 0 ||
          std::any_of(entries.shape().begin() + 1, entries.shape().end(),
@@ -46,19 +53,19 @@ static bool pushMayChangeShape(const Graph &g, const Node &n) {
 
 /// The value of an integer constant node, else null.
 static const int64_t *constantInt(const Node &n) {
-  return n.op == "const" ? n.attrAs<int64_t>("value") : nullptr;
+  return n.op == OpKind::Const ? n.attrAs<int64_t>("value") : nullptr;
 }
 
 /// Integer floordiv, mod and div fail on a zero divisor and integer pow on a negative
 /// exponent: not when that operand is a constant that rules it out.
 static bool integerArithmeticMayFail(const Graph &g, const Node &n) {
-  bool division = n.op == "floordiv" || n.op == "mod" || n.op == "div";
-  if ((!division && n.op != "pow") || n.results.empty() || !n.results[0].isTensor() ||
+  bool division = n.op == OpKind::Floordiv || n.op == OpKind::Mod || n.op == OpKind::Div;
+  if ((!division && n.op != OpKind::Pow) || n.results.empty() || !n.results[0].isTensor() ||
       isFloat(n.results[0].dtype()))
     return false;
   const Node &c = g.node(n.inputs[1].node);
   const int64_t *i = constantInt(c);
-  const double *f = c.op == "const" ? c.attrAs<double>("value") : nullptr;
+  const double *f = c.op == OpKind::Const ? c.attrAs<double>("value") : nullptr;
   if (!i && !f)
     return true;
   double v = i ? double(*i) : *f;
@@ -126,21 +133,21 @@ static bool indexInRange(const Graph &g, const Node &n, const IntRanges *counter
     auto [lo, hi] = counters->at(n.inputs[1]);
     return lo >= -size && hi < size;
   }
-  if (i.op != "mod")
+  if (i.op != OpKind::Mod)
     return false;
   const int64_t *divisor = constantInt(g.node(i.inputs[1].node));
   return divisor && *divisor > 0 && *divisor <= size;
 }
 
 bool mayFail(const Graph &g, const Node &n, const IntRanges *counters) {
-  const OpInfo *info = OpRegistry::get().lookup(n.op);
-  if (!info || isControlFlow(n) || neverFails(n))
-    return !info;
-  if (n.op == "stack_push" || n.op == "stack_extend")
+  const OpInfo *info = &n.info();
+  if (isControlFlow(n) || neverFails(n))
+    return false;
+  if (n.op == OpKind::StackPush || n.op == OpKind::StackExtend)
     return pushMayChangeShape(g, n);
   if (info->elementwise)
     return integerArithmeticMayFail(g, n) || broadcastMayFail(g, n);
-  if (n.op == "matmul")
+  if (n.op == OpKind::Matmul)
     return matmulMayFail(g, n);
   for (const Type &t : n.results)
     if (!isStatic(t))
@@ -148,7 +155,7 @@ bool mayFail(const Graph &g, const Node &n, const IntRanges *counters) {
   for (const ValueRef &in : n.inputs)
     if (!isStatic(g.typeOf(in)))
       return true;
-  if (n.op == "index")
+  if (n.op == OpKind::Index)
     return !indexInRange(g, n, counters);
   return !info->has(opflag::FailsOnlyOnShapes);
 }

@@ -6,7 +6,7 @@
 namespace dlm::graph {
 
 std::optional<size_t> accumulatorOperand(const Graph &g, const Node &n) {
-  if (n.op != "matmul_bias" || n.inputs.size() != 3 || n.numResults() != 1)
+  if (n.op != OpKind::MatmulBias || n.inputs.size() != 3 || n.numResults() != 1)
     return std::nullopt;
   const Type &addend = g.typeOf(n.inputs[2]), &result = n.results[0];
   if (!addend.isTensor() || !result.isTensor() || !isFloat(result.dtype()) ||

@@ -137,6 +137,8 @@ private:
 
 /// The registry entry of `kind`: `opInfo(OpKind::Add).elementwise`.
 inline const OpInfo &opInfo(OpKind kind) { return OpRegistry::get().info(kind); }
+/// The op's name as a std::string (for messages): opInfo(kind).name.
+inline const std::string &opString(OpKind kind) { return opInfo(kind).name; }
 
 } // namespace dlm
 

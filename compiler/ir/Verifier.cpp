@@ -46,7 +46,7 @@ bool holds(AttrKind kind, const AttrValue &v) {
 /// A const's `value` is an int, float, bool or str scalar, or a flat list of floats (a tensor
 /// literal with `shape` and `dtype`), whatever kind the entry lists; the type rule reads it.
 bool isConstValue(const Node &n, const std::string &attr) {
-  return n.op == "const" && attr == "value";
+  return n.op == OpKind::Const && attr == "value";
 }
 
 /// Attributes an op's type rule reads without a default, which a node must therefore carry:
@@ -55,8 +55,8 @@ bool isConstValue(const Node &n, const std::string &attr) {
 bool isRequiredAttr(const Node &n, const AttrSpec &spec) {
   if (spec.kind == AttrKind::Shape || spec.kind == AttrKind::Shapes ||
       spec.kind == AttrKind::DTypes)
-    return n.op != "const" || n.attrAs<std::vector<double>>("value");
-  if (n.op == "const")
+    return n.op != OpKind::Const || n.attrAs<std::vector<double>>("value");
+  if (n.op == OpKind::Const)
     return spec.name == "value" || (spec.name == "dtype" && n.attrAs<std::vector<double>>("value"));
   return false;
 }
@@ -119,7 +119,7 @@ private:
     if (n.loc.isKnown())
       where = " (from " + std::string(n.loc.file) + ":" + std::to_string(n.loc.line) + ":" +
               std::to_string(n.loc.col) + ")";
-    diag.error("invalid graph: " + name(id) + " '" + n.op + "'" + where + ": " + msg);
+    diag.error("invalid graph: " + name(id) + " '" + opString(n.op) + "'" + where + ": " + msg);
   }
 
   void checkFrames() {
@@ -143,13 +143,13 @@ private:
   /// The frame in which `producer`'s outputs (and completion) are seen: an Exit delivers to the
   /// parent of the frame it runs in.
   FrameId producedIn(const Node &producer) const {
-    if (producer.op == "Exit" && producer.frame != kRootFrame)
+    if (producer.op == OpKind::Exit && producer.frame != kRootFrame)
       return g.frame(producer.frame).parent;
     return producer.frame;
   }
   /// The frame in which `user` reads its inputs: an Enter reads from its frame's parent.
   FrameId consumedIn(const Node &user) const {
-    if (user.op == "Enter" && user.frame != kRootFrame)
+    if (user.op == OpKind::Enter && user.frame != kRootFrame)
       return g.frame(user.frame).parent;
     return user.frame;
   }
@@ -159,23 +159,19 @@ private:
       fail(n.id, "frame index out of range");
       return;
     }
-    const OpInfo *info = OpRegistry::get().lookup(n.op);
-    if (!info) {
-      fail(n.id, "unknown op '" + n.op + "'");
-      return;
-    }
-    bool edgesOk = checkOperandsAndAttrs(n, *info) && checkEdges(n);
+    const OpInfo &info = n.info();
+    bool edgesOk = checkOperandsAndAttrs(n, info) && checkEdges(n);
     if (!edgesOk)
       return;
     checkControlFlow(n);
-    checkTypes(n, *info);
+    checkTypes(n, info);
   }
 
   bool checkOperandsAndAttrs(const Node &n, const OpInfo &info) {
     size_t count = n.inputs.size();
     bool countOk = info.variadic ? count >= info.minOperands() : count == info.operands.size();
     if (!countOk) {
-      fail(n.id, "'" + n.op + "' expects " + (info.variadic ? "at least " : "") +
+      fail(n.id, "'" + opString(n.op) + "' expects " + (info.variadic ? "at least " : "") +
                      std::to_string(info.variadic ? info.minOperands() : info.operands.size()) +
                      " operand(s), found " + std::to_string(count));
       return false;
@@ -183,17 +179,17 @@ private:
     bool attrsOk = true;
     for (const AttrSpec &spec : info.attrs) {
       if (isRequiredAttr(n, spec) && !n.attrs.count(spec.name)) {
-        fail(n.id, "'" + n.op + "' needs the attribute '" + spec.name + "'");
+        fail(n.id, "'" + opString(n.op) + "' needs the attribute '" + spec.name + "'");
         attrsOk = false;
       }
     }
     for (const auto &[attrName, value] : n.attrs) {
       const AttrSpec *spec = info.findAttr(attrName);
       if (!spec) {
-        fail(n.id, "op '" + n.op + "' has no attribute '" + attrName + "'");
+        fail(n.id, "op '" + opString(n.op) + "' has no attribute '" + attrName + "'");
         attrsOk = false;
       } else if (!holds(spec->kind, value) && !isConstValue(n, attrName)) {
-        fail(n.id, "attribute '" + attrName + "' of '" + n.op +
+        fail(n.id, "attribute '" + attrName + "' of '" + opString(n.op) +
                        "' has the wrong kind: " + attrStr(value));
         attrsOk = false;
       }
@@ -218,7 +214,7 @@ private:
         edgesOk = false;
         continue;
       }
-      if (g.node(c).op == "Switch") {
+      if (g.node(c).op == OpKind::Switch) {
         fail(n.id, "control input " + name(c) +
                        " is a Switch, whose outputs differ in "
                        "liveness; take the control edge from an Identity of one output");
@@ -235,7 +231,7 @@ private:
     if (from == to)
       return true;
     std::string hint;
-    if (user.op == "NextIteration" || producer.op == "NextIteration")
+    if (user.op == OpKind::NextIteration || producer.op == OpKind::NextIteration)
       hint = "; NextIteration stays in its frame";
     else if (g.frameWithin(to, from))
       hint = "; values enter a frame only through Enter";
@@ -243,22 +239,23 @@ private:
       hint = "; values leave a frame only through Exit";
     else
       hint = "; values move between frames only through Exit and Enter";
-    fail(user.id, what + " (" + name(producer.id) + " '" + producer.op + "') is in " +
+    fail(user.id, what + " (" + name(producer.id) + " '" + opString(producer.op) + "') is in " +
                       frameName(from) + " but used in " + frameName(to) + hint);
     return false;
   }
 
   void checkControlFlow(const Node &n) {
-    if ((n.op == "Enter" || n.op == "Exit" || n.op == "NextIteration" || n.op == "LoopCond") &&
+    if ((n.op == OpKind::Enter || n.op == OpKind::Exit || n.op == OpKind::NextIteration ||
+         n.op == OpKind::LoopCond) &&
         n.frame == kRootFrame) {
-      fail(n.id, "'" + n.op + "' must be in a loop frame, not the root frame");
+      fail(n.id, "'" + opString(n.op) + "' must be in a loop frame, not the root frame");
       return;
     }
-    if (n.op == "Merge")
+    if (n.op == OpKind::Merge)
       checkMerge(n);
     for (ValueRef v : n.inputs) {
       const Node &p = g.node(v.node);
-      if (p.op == "NextIteration" && n.op != "Merge")
+      if (p.op == OpKind::NextIteration && n.op != OpKind::Merge)
         fail(n.id, "the output of NextIteration " + name(p.id) + " may only feed a Merge");
     }
   }
@@ -266,9 +263,9 @@ private:
   void checkMerge(const Node &n) {
     unsigned enters = 0, nexts = 0;
     for (ValueRef v : n.inputs) {
-      const std::string &op = g.node(v.node).op;
-      enters += op == "Enter";
-      nexts += op == "NextIteration";
+      OpKind op = g.node(v.node).op;
+      enters += op == OpKind::Enter;
+      nexts += op == OpKind::NextIteration;
     }
     if (nexts == 0)
       return; // a conditional Merge: any inputs
@@ -287,12 +284,13 @@ private:
       if (!n.results[i].isTensor() && n.results[i].kind() != Type::Kind::Str)
         return fail(n.id, "result #" + std::to_string(i) + " has type " + n.results[i].str() +
                               "; graph values are tensors or str");
-    if (n.op == "Merge")
+    if (n.op == OpKind::Merge)
       return checkSameTypes(n, operands);
-    if (n.op == "Switch" || n.op == "LoopCond") {
-      const Type &pred = operands[n.op == "Switch" ? 1 : 0];
+    if (n.op == OpKind::Switch || n.op == OpKind::LoopCond) {
+      const Type &pred = operands[n.op == OpKind::Switch ? 1 : 0];
       if (!isBoolScalar(pred))
-        return fail(n.id, "the predicate of '" + n.op + "' must be bool[], found " + pred.str());
+        return fail(n.id, "the predicate of '" + opString(n.op) + "' must be bool[], found " +
+                              pred.str());
     }
     std::string viaScalars = inferMismatch(n, info, operands, true);
     if (viaScalars.empty())
@@ -326,11 +324,11 @@ private:
       return error;
     std::vector<Type> expected = graphTypes(result);
     if (expected.size() != n.results.size())
-      return "'" + n.op + "' gives " + std::to_string(expected.size()) + " result(s), found " +
-             std::to_string(n.results.size());
+      return "'" + opString(n.op) + "' gives " + std::to_string(expected.size()) +
+             " result(s), found " + std::to_string(n.results.size());
     for (size_t i = 0; i < expected.size(); ++i)
       if (!typesCompatible(expected[i], n.results[i]))
-        return "result #" + std::to_string(i) + " of '" + n.op + "' has type " +
+        return "result #" + std::to_string(i) + " of '" + opString(n.op) + "' has type " +
                n.results[i].str() + " but its operands give " + expected[i].str();
     return "";
   }
@@ -355,12 +353,12 @@ private:
 
   void checkTransfer(const Node &user, const Node &producer, size_t operand) {
     std::string what = "operand #" + std::to_string(operand) + " (" + name(producer.id) + " '" +
-                       producer.op + "')";
-    if (producer.op == "Send" && user.op != "Recv")
+                       opString(producer.op) + "')";
+    if (producer.op == OpKind::Send && user.op != OpKind::Recv)
       return fail(user.id, what + " is a Send, which only a Recv may read");
-    if (user.op == "Recv" && producer.op != "Send")
+    if (user.op == OpKind::Recv && producer.op != OpKind::Send)
       return fail(user.id, what + " is not a Send; a Recv reads a Send");
-    if (user.op == "Recv") {
+    if (user.op == OpKind::Recv) {
       const std::string *to = producer.attrAs<std::string>("to");
       const std::string *from = user.attrAs<std::string>("from");
       if (to && *to != user.device)
@@ -380,7 +378,7 @@ private:
     if (!ok || g.topologicalOrder())
       return;
     NodeId first = firstNodeOnCycle();
-    fail(first, "cycle through " + name(first) + " '" + g.node(first).op +
+    fail(first, "cycle through " + name(first) + " '" + opString(g.node(first).op) +
                     "' that does not pass through NextIteration");
   }
 
@@ -391,7 +389,7 @@ private:
     std::vector<std::vector<NodeId>> preds(n);
     for (const Node &node : g.nodes()) {
       auto add = [&](NodeId from) {
-        if (!(node.op == "Merge" && g.node(from).op == "NextIteration"))
+        if (!(node.op == OpKind::Merge && g.node(from).op == OpKind::NextIteration))
           preds[node.id].push_back(from);
       };
       for (ValueRef v : node.inputs)

@@ -105,7 +105,7 @@ std::vector<NodeId> failureSinks(const Graph &g, const std::vector<NodeId> &fail
   auto reachInputs = [&](NodeId id) {
     const Node &n = g.node(id);
     for (ValueRef in : n.inputs)
-      if (!(n.op == "Merge" && g.node(in.node).op == "NextIteration"))
+      if (!(n.op == OpKind::Merge && g.node(in.node).op == OpKind::NextIteration))
         reach(in.node);
     for (NodeId c : n.controlInputs)
       reach(c);
@@ -165,7 +165,8 @@ private:
         attrs.emplace("index", index++);
         attrs.emplace("dtype", t.dtype());
         attrs.emplace("shape", t.shape());
-        leaves.push_back(Graph::value(emit(ctx, "arg", {}, {t}, param->loc, std::move(attrs))));
+        leaves.push_back(
+            Graph::value(emit(ctx, OpKind::Arg, {}, {t}, param->loc, std::move(attrs))));
       }
       scope.values[param.get()] = std::move(leaves);
     }
@@ -186,7 +187,7 @@ private:
       }
       Attrs attrs;
       attrs.emplace("index", index++);
-      emit(ctx, "retval", {v}, {}, ret->loc, std::move(attrs));
+      emit(ctx, OpKind::Retval, {v}, {}, ret->loc, std::move(attrs));
     }
   }
 
@@ -216,7 +217,7 @@ private:
   static bool isInvariant(const Graph &g, ValueRef v) {
     const Node &n = g.node(v.node);
     const bool *c = n.attrAs<bool>("is_constant");
-    return n.op == "Enter" && c && *c;
+    return n.op == OpKind::Enter && c && *c;
   }
 
   /// The pivot node of `ctx`, made on first use: an Identity of the region's pivot source, so
@@ -225,9 +226,9 @@ private:
     if (ctx.pivot)
       return *ctx.pivot;
     ValueRef source = ctx.pivotSource ? *ctx.pivotSource : predicateSwitch(ctx);
-    ctx.pivot =
-        g.addNode("Identity", {source}, {g.typeOf(source)}, ctx.frame, location(ctx.loc, ctx.site))
-            .id;
+    ctx.pivot = g.addNode(OpKind::Identity, {source}, {g.typeOf(source)}, ctx.frame,
+                          location(ctx.loc, ctx.site))
+                    .id;
     return *ctx.pivot;
   }
 
@@ -241,8 +242,8 @@ private:
   /// Adds a node in ctx's frame. A node inside a branch or loop whose inputs are all absent or
   /// loop invariants would run regardless of the branch or iteration: it gets a control edge
   /// from the pivot (TensorFlow's rule for while/cond bodies).
-  NodeId emit(Context &ctx, const std::string &op, Values inputs, std::vector<Type> results,
-              llvm::SMRange loc, Attrs attrs = {}) {
+  NodeId emit(Context &ctx, OpKind op, Values inputs, std::vector<Type> results, llvm::SMRange loc,
+              Attrs attrs = {}) {
     bool needsPivot = ctx.hasPivot();
     for (ValueRef in : inputs)
       needsPivot &= isInvariant(g, in);
@@ -255,8 +256,7 @@ private:
       n.controlInputs.push_back(*pivot);
     NodeId id = n.id;
     noteTokenFollowed(id);
-    const OpInfo *info = OpRegistry::get().lookup(op);
-    if (!(info && info->sideEffects) && mayFail(g, n, &counterRanges))
+    if (!opInfo(op).sideEffects && mayFail(g, n, &counterRanges))
       orderFailure(ctx, id);
     return id;
   }
@@ -264,7 +264,7 @@ private:
   ValueRef constant(Context &ctx, AttrValue value, Type type, llvm::SMRange loc) {
     Attrs attrs;
     attrs.emplace("value", std::move(value));
-    return Graph::value(emit(ctx, "const", {}, {std::move(type)}, loc, std::move(attrs)));
+    return Graph::value(emit(ctx, OpKind::Const, {}, {std::move(type)}, loc, std::move(attrs)));
   }
 
   static Type boolScalar() { return Type::tensor(DType::Bool, {}); }
@@ -339,7 +339,7 @@ private:
   /// `failures` have run.
   ValueRef identityAfter(ValueRef v, std::optional<NodeId> after,
                          const std::vector<NodeId> &failures, FrameId frame, llvm::SMRange loc) {
-    NodeId id = g.addNode("Identity", {v}, {boolScalar()}, frame, location(loc)).id;
+    NodeId id = g.addNode(OpKind::Identity, {v}, {boolScalar()}, frame, location(loc)).id;
     if (after)
       g.addControlInput(id, *after);
     for (NodeId f : failureSinks(g, failures))
@@ -413,8 +413,8 @@ private:
   NodeId invariantEnter(ValueRef outer, LoopRecord &rec) {
     auto [it, inserted] = rec.invariants.try_emplace(outer, 0);
     if (inserted) {
-      Node &n =
-          g.addNode("Enter", {outer}, {g.typeOf(outer)}, rec.frame, location(rec.loc, rec.site));
+      Node &n = g.addNode(OpKind::Enter, {outer}, {g.typeOf(outer)}, rec.frame,
+                          location(rec.loc, rec.site));
       n.attrs.emplace("is_constant", true);
       it->second = n.id;
     }
@@ -428,8 +428,9 @@ private:
     auto [it, inserted] = rec.switches.try_emplace(outer, 0);
     if (inserted) {
       const Type &t = g.typeOf(outer);
-      it->second =
-          g.addNode("Switch", {outer, rec.pred}, {t, t}, rec.frame, location(rec.loc, rec.site)).id;
+      it->second = g.addNode(OpKind::Switch, {outer, rec.pred}, {t, t}, rec.frame,
+                             location(rec.loc, rec.site))
+                       .id;
     }
     return Graph::value(it->second, scope.boundary == Scope::Boundary::Then ? 1 : 0);
   }
@@ -535,7 +536,7 @@ private:
   void lowerBuiltin(const ssa::Operation &op, Scope &scope, Context &ctx) {
     std::vector<const ssa::Value *> results = raw(op.results);
     Values inputs = castToComputeDType(op, lookupAll(op.operands, scope), ctx);
-    NodeId id = emit(ctx, op.info->name, std::move(inputs), flatTypes(results), op.loc, op.attrs);
+    NodeId id = emit(ctx, op.info->kind, std::move(inputs), flatTypes(results), op.loc, op.attrs);
     if (!op.gradOf.empty())
       g.node(id).loc.gradOf = g.internFile(op.gradOf);
     if (op.info->sideEffects)
@@ -553,7 +554,7 @@ private:
   Values castToComputeDType(const ssa::Operation &op, Values inputs, Context &ctx) {
     if (std::optional<DType> want = unaryComputeDType(op))
       return {castTo(op, inputs[0], *want, ctx)};
-    size_t first = op.info->name == "where" ? 1 : 0;
+    size_t first = op.info->kind == OpKind::Where ? 1 : 0;
     if (op.operands.size() != first + 2)
       return inputs;
     auto rankOf = [](const Type &t) { return t.isTensor() ? int64_t(t.rank()) : int64_t(-1); };
@@ -588,7 +589,7 @@ private:
       return v;
     Attrs attrs;
     attrs.emplace("dtype", dtype);
-    NodeId cast = emit(ctx, "cast", {v}, {Type::tensor(dtype, t.shape())}, op.loc, attrs);
+    NodeId cast = emit(ctx, OpKind::Cast, {v}, {Type::tensor(dtype, t.shape())}, op.loc, attrs);
     if (!op.gradOf.empty())
       g.node(cast).loc.gradOf = g.internFile(op.gradOf);
     return Graph::value(cast);
@@ -609,12 +610,13 @@ private:
   void lowerDim(const ssa::Operation &op, Scope &scope, Context &ctx) {
     ValueRef x = lookup(op.operands[0], scope)[0];
     size_t rank = g.typeOf(x).rank();
-    NodeId shape =
-        emit(ctx, "shape_of", {x}, {Type::tensor(DType::I64, {Dim::fixed(int64_t(rank))})}, op.loc);
+    NodeId shape = emit(ctx, OpKind::ShapeOf, {x},
+                        {Type::tensor(DType::I64, {Dim::fixed(int64_t(rank))})}, op.loc);
     ValueRef axis = constant(ctx, op.attrs.at("axis"), i64Scalar(), op.loc);
     Attrs attrs;
     attrs.emplace("axis", int64_t{0});
-    NodeId dim = emit(ctx, "index", {Graph::value(shape), axis}, {i64Scalar()}, op.loc, attrs);
+    NodeId dim =
+        emit(ctx, OpKind::Index, {Graph::value(shape), axis}, {i64Scalar()}, op.loc, attrs);
     scope.values[op.result()] = {Graph::value(dim)};
   }
 
@@ -632,7 +634,7 @@ private:
       Attrs attrs;
       attrs.emplace("shape", zeros);
       attrs.emplace("dtype", t.dtype());
-      outs.push_back(Graph::value(emit(ctx, "zeros", {}, {t}, op.loc, attrs)));
+      outs.push_back(Graph::value(emit(ctx, OpKind::Zeros, {}, {t}, op.loc, attrs)));
     }
     scope.values[op.result()] = outs;
   }
@@ -713,12 +715,13 @@ private:
     std::vector<Type> types = flatTypes(results);
     Values merged;
     for (size_t i = 0; i < types.size(); ++i)
-      merged.push_back(Graph::value(g.addNode("Merge", {branchResults[1][i], branchResults[0][i]},
-                                              {types[i]}, ctx.frame, location(op.loc))
-                                        .id));
+      merged.push_back(
+          Graph::value(g.addNode(OpKind::Merge, {branchResults[1][i], branchResults[0][i]},
+                                 {types[i]}, ctx.frame, location(op.loc))
+                           .id));
     bind(results, merged, scope);
     if (effects) {
-      setToken(ctx, Graph::value(g.addNode("Merge", {branchTokens[1], branchTokens[0]},
+      setToken(ctx, Graph::value(g.addNode(OpKind::Merge, {branchTokens[1], branchTokens[0]},
                                            {boolScalar()}, ctx.frame, location(op.loc))
                                      .id));
       ctx.failures.clear();
@@ -736,8 +739,9 @@ private:
     for (int side = 0; side < 2; ++side)
       tokens[side] = afterFailures(Graph::value(pivotOf(sides[side])), sides[side].failures,
                                    ctx.frame, op.loc);
-    ctx.failures.push_back(
-        g.addNode("Merge", {tokens[1], tokens[0]}, {boolScalar()}, ctx.frame, location(op.loc)).id);
+    ctx.failures.push_back(g.addNode(OpKind::Merge, {tokens[1], tokens[0]}, {boolScalar()},
+                                     ctx.frame, location(op.loc))
+                               .id);
   }
 
   // --- loops -------------------------------------------------------------------------------
@@ -790,11 +794,11 @@ private:
       inits.push_back(constant(ctx, true, boolScalar(), op.loc));
     for (size_t i = 0; i < inits.size(); ++i) {
       const Type &t = g.typeOf(inits[i]);
-      Node &enter = g.addNode("Enter", {inits[i]}, {t}, loop.frame, location(op.loc));
+      Node &enter = g.addNode(OpKind::Enter, {inits[i]}, {t}, loop.frame, location(op.loc));
       enter.attrs.emplace("is_constant", false);
       NodeId e = enter.id;
       Type merged = i < carriedTypes.size() ? carriedTypes[i] : t;
-      loop.merges.push_back(g.addNode("Merge", {Graph::value(e), Graph::value(e)}, {merged},
+      loop.merges.push_back(g.addNode(OpKind::Merge, {Graph::value(e), Graph::value(e)}, {merged},
                                       loop.frame, location(op.loc))
                                 .id);
     }
@@ -820,9 +824,10 @@ private:
     c.enterLoop = &loop.record;
     if (loop.effects) {
       NodeId start = token.node;
-      if (g.node(start).op == "Switch")
-        start =
-            g.addNode("Identity", {token}, {boolScalar()}, loop.frame, location(c.loc, c.site)).id;
+      if (g.node(start).op == OpKind::Switch)
+        start = g.addNode(OpKind::Identity, {token}, {boolScalar()}, loop.frame,
+                          location(c.loc, c.site))
+                    .id;
       c.token = start;
       c.tokenValue = Graph::value(start);
     }
@@ -843,16 +848,17 @@ private:
   /// as the Switch input so the cond region's side effects come first.
   void closeCondition(Loop &loop, ValueRef cond, Context &condCtx, const ssa::Operation &op) {
     Location loc = location(op.loc);
-    loop.loopCond = Graph::value(g.addNode("LoopCond", {cond}, {boolScalar()}, loop.frame, loc).id);
+    loop.loopCond =
+        Graph::value(g.addNode(OpKind::LoopCond, {cond}, {boolScalar()}, loop.frame, loc).id);
     ValueRef tokenAfterCond = loop.effects ? orderedTokenValue(condCtx, op.loc) : ValueRef{};
     for (size_t i = 0; i < loop.merges.size(); ++i) {
       bool isToken = loop.effects && i + 1 == loop.merges.size();
       ValueRef in = isToken ? tokenAfterCond : Graph::value(loop.merges[i]);
       const Type &t = g.typeOf(in);
-      NodeId sw = g.addNode("Switch", {in, loop.loopCond}, {t, t}, loop.frame, loc).id;
+      NodeId sw = g.addNode(OpKind::Switch, {in, loop.loopCond}, {t, t}, loop.frame, loc).id;
       loop.switches.push_back(sw);
       loop.exits.push_back(
-          Graph::value(g.addNode("Exit", {Graph::value(sw, 0)}, {t}, loop.frame, loc).id));
+          Graph::value(g.addNode(OpKind::Exit, {Graph::value(sw, 0)}, {t}, loop.frame, loc).id));
     }
   }
 
@@ -870,9 +876,9 @@ private:
     if (next.size() < loop.merges.size()) // the placeholder value goes around unchanged
       next.push_back(Graph::value(loop.switches.back(), 1));
     for (size_t i = 0; i < loop.merges.size(); ++i) {
-      NodeId n =
-          g.addNode("NextIteration", {next[i]}, {g.typeOf(next[i])}, loop.frame, location(op.loc))
-              .id;
+      NodeId n = g.addNode(OpKind::NextIteration, {next[i]}, {g.typeOf(next[i])}, loop.frame,
+                           location(op.loc))
+                     .id;
       g.node(loop.merges[i]).inputs[1] = Graph::value(n);
     }
   }
@@ -887,17 +893,18 @@ private:
       return;
     Location loc = location(op.loc);
     ValueRef init = constant(ctx, true, boolScalar(), op.loc);
-    Node &enter = g.addNode("Enter", {init}, {boolScalar()}, loop.frame, loc);
+    Node &enter = g.addNode(OpKind::Enter, {init}, {boolScalar()}, loop.frame, loc);
     enter.attrs.emplace("is_constant", false);
     ValueRef entered = Graph::value(enter.id);
-    NodeId merge = g.addNode("Merge", {entered, entered}, {boolScalar()}, loop.frame, loc).id;
+    NodeId merge = g.addNode(OpKind::Merge, {entered, entered}, {boolScalar()}, loop.frame, loc).id;
     ValueRef afterCond = afterFailures(Graph::value(merge), condCtx.failures, loop.frame, op.loc);
-    NodeId sw = g.addNode("Switch", {afterCond, loop.loopCond}, {boolScalar(), boolScalar()},
+    NodeId sw = g.addNode(OpKind::Switch, {afterCond, loop.loopCond}, {boolScalar(), boolScalar()},
                           loop.frame, loc)
                     .id;
-    NodeId exit = g.addNode("Exit", {Graph::value(sw, 0)}, {boolScalar()}, loop.frame, loc).id;
+    NodeId exit =
+        g.addNode(OpKind::Exit, {Graph::value(sw, 0)}, {boolScalar()}, loop.frame, loc).id;
     ValueRef afterBody = afterFailures(Graph::value(sw, 1), bodyCtx.failures, loop.frame, op.loc);
-    NodeId next = g.addNode("NextIteration", {afterBody}, {boolScalar()}, loop.frame, loc).id;
+    NodeId next = g.addNode(OpKind::NextIteration, {afterBody}, {boolScalar()}, loop.frame, loc).id;
     g.node(merge).inputs[1] = Graph::value(next);
     ctx.failures.push_back(exit);
   }
@@ -945,7 +952,7 @@ private:
     while (isInvariant(g, v))
       v = g.node(v.node).inputs[0];
     const Node &n = g.node(v.node);
-    if (n.op != "const")
+    if (n.op != OpKind::Const)
       return std::nullopt;
     const int64_t *i = n.attrAs<int64_t>("value");
     return i ? std::optional<int64_t>(*i) : std::nullopt;
@@ -955,7 +962,7 @@ private:
   /// The int an SSA `const` op gives `v`, if it is one.
   static std::optional<int64_t> ssaConstInt(const ssa::Value *v) {
     const ssa::Operation *d = v->def;
-    if (!d || d->kind != ssa::OpKind::Builtin || d->info->name != "const")
+    if (!d || d->kind != ssa::OpKind::Builtin || d->info->kind != dlm::OpKind::Const)
       return std::nullopt;
     auto it = d->attrs.find("value");
     const int64_t *i = it == d->attrs.end() ? nullptr : std::get_if<int64_t>(&it->second);
@@ -993,8 +1000,9 @@ private:
     const ssa::Operation *test = cond->operands[0]->def;
     const ssa::Operation *step = yield->operands[k]->def;
     if (!test || test->kind != ssa::OpKind::Builtin ||
-        (test->info->name != "lt" && test->info->name != "le") || test->operands[0] != counter ||
-        !step || step->kind != ssa::OpKind::Builtin || step->info->name != "add")
+        (test->info->kind != dlm::OpKind::Lt && test->info->kind != dlm::OpKind::Le) ||
+        test->operands[0] != counter || !step || step->kind != ssa::OpKind::Builtin ||
+        step->info->kind != dlm::OpKind::Add)
       return std::nullopt;
     const ssa::Value *by = step->operands[step->operands[0] == counter ? 1 : 0];
     std::optional<int64_t> increment = ssaConstInt(by);
@@ -1003,7 +1011,7 @@ private:
     if (!increment || *increment <= 0 || !first || !bound ||
         (step->operands[0] != counter && step->operands[1] != counter))
       return std::nullopt;
-    int64_t last = test->info->name == "lt" ? *bound - 1 : *bound;
+    int64_t last = test->info->kind == dlm::OpKind::Lt ? *bound - 1 : *bound;
     return *first <= last ? std::optional(std::pair(*first, last)) : std::nullopt;
   }
 
@@ -1012,14 +1020,15 @@ private:
   ValueRef rangeCondition(Context &ctx, ValueRef i, ValueRef hi, ValueRef step,
                           std::optional<int64_t> knownStep, llvm::SMRange loc) {
     if (knownStep)
-      return Graph::value(emit(ctx, *knownStep > 0 ? "lt" : "gt", {i, hi}, {boolScalar()}, loc));
+      return Graph::value(
+          emit(ctx, *knownStep > 0 ? OpKind::Lt : OpKind::Gt, {i, hi}, {boolScalar()}, loc));
     ValueRef zero = constant(ctx, int64_t{0}, i64Scalar(), loc);
-    auto node = [&](const char *opName, ValueRef a, ValueRef b) {
-      return Graph::value(emit(ctx, opName, {a, b}, {boolScalar()}, loc));
+    auto node = [&](OpKind op, ValueRef a, ValueRef b) {
+      return Graph::value(emit(ctx, op, {a, b}, {boolScalar()}, loc));
     };
-    ValueRef up = node("logical_and", node("gt", step, zero), node("lt", i, hi));
-    ValueRef down = node("logical_and", node("lt", step, zero), node("gt", i, hi));
-    return node("logical_or", up, down);
+    ValueRef up = node(OpKind::LogicalAnd, node(OpKind::Gt, step, zero), node(OpKind::Lt, i, hi));
+    ValueRef down = node(OpKind::LogicalAnd, node(OpKind::Lt, step, zero), node(OpKind::Gt, i, hi));
+    return node(OpKind::LogicalOr, up, down);
   }
 
   void lowerFor(const ssa::Operation &op, Scope &scope, Context &ctx) {
@@ -1054,7 +1063,7 @@ private:
     Values next;
     if (yielded.size() + 1 == numData) { // the induction variable steps implicitly
       ValueRef iv = Graph::value(loop.switches[0], 1);
-      next.push_back(Graph::value(emit(bodyCtx, "add", {iv, step}, {g.typeOf(iv)}, op.loc)));
+      next.push_back(Graph::value(emit(bodyCtx, OpKind::Add, {iv, step}, {g.typeOf(iv)}, op.loc)));
     }
     next.insert(next.end(), yielded.begin(), yielded.end());
     closeBody(loop, next, bodyCtx, op);

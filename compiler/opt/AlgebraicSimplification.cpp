@@ -55,21 +55,22 @@ bool forwardIfSplat(Graph &g, NodeId id, unsigned k, double value) {
 
 // x * 1 -> x, 1 * x -> x
 bool mulByOne(Graph &g, NodeId id) {
-  return g.node(id).op == "mul" && (forwardIfSplat(g, id, 1, 1.0) || forwardIfSplat(g, id, 0, 1.0));
+  return g.node(id).op == OpKind::Mul &&
+         (forwardIfSplat(g, id, 1, 1.0) || forwardIfSplat(g, id, 0, 1.0));
 }
 
 // x / 1 -> x, x ** 1 -> x
 bool divOrPowByOne(Graph &g, NodeId id) {
-  const std::string &op = g.node(id).op;
-  return (op == "div" || op == "pow") && forwardIfSplat(g, id, 1, 1.0);
+  OpKind op = g.node(id).op;
+  return (op == OpKind::Div || op == OpKind::Pow) && forwardIfSplat(g, id, 1, 1.0);
 }
 
 // x - 0 -> x; x + 0 -> x, 0 + x -> x (integers: for floats -0.0 + 0.0 is +0.0)
 bool addZero(Graph &g, NodeId id) {
   const Node &n = g.node(id);
-  if (n.op == "sub")
+  if (n.op == OpKind::Sub)
     return forwardIfSplat(g, id, 1, 0.0);
-  if (n.op != "add" || !isInteger(n.results[0]))
+  if (n.op != OpKind::Add || !isInteger(n.results[0]))
     return false;
   return forwardIfSplat(g, id, 1, 0.0) || forwardIfSplat(g, id, 0, 0.0);
 }
@@ -80,25 +81,25 @@ bool integerZero(Graph &g, NodeId id) {
   const Type &t = n.results.empty() ? Type::error() : n.results[0];
   if (!isInteger(t) || !t.staticNumElements() || n.inputs.size() != 2)
     return false;
-  bool zero = (n.op == "sub" && n.inputs[0] == n.inputs[1]) ||
-              (n.op == "mul" && (isSplatConstant(producer(g, n.inputs[0]), 0.0) ||
-                                 isSplatConstant(producer(g, n.inputs[1]), 0.0)));
+  bool zero = (n.op == OpKind::Sub && n.inputs[0] == n.inputs[1]) ||
+              (n.op == OpKind::Mul && (isSplatConstant(producer(g, n.inputs[0]), 0.0) ||
+                                       isSplatConstant(producer(g, n.inputs[1]), 0.0)));
   if (!zero || *t.staticNumElements() > 256)
     return false;
   // The constant must stay dead where n was: it hangs from n's operands' producers.
   std::vector<NodeId> deps = n.controlInputs;
   for (const ValueRef &in : n.inputs) {
     const Node &p = producer(g, in);
-    if (p.op == "Switch")
+    if (p.op == OpKind::Switch)
       return false;
-    if (p.op == "const")
+    if (p.op == OpKind::Const)
       deps.insert(deps.end(), p.controlInputs.begin(), p.controlInputs.end());
     else
       deps.push_back(in.node);
   }
   std::sort(deps.begin(), deps.end());
   deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
-  n.op = "const";
+  n.op = OpKind::Const;
   n.inputs.clear();
   n.controlInputs = std::move(deps);
   n.attrs = {{"value", std::vector<double>(*t.staticNumElements(), 0.0)},
@@ -108,7 +109,7 @@ bool integerZero(Graph &g, NodeId id) {
 }
 
 /// When n = op(inner(x)) and x has n's type, forwards n to x.
-bool cancelPair(Graph &g, NodeId id, const char *op, const char *inner) {
+bool cancelPair(Graph &g, NodeId id, OpKind op, OpKind inner) {
   const Node &n = g.node(id);
   if (n.op != op || n.inputs.size() != 1)
     return false;
@@ -122,24 +123,21 @@ bool cancelPair(Graph &g, NodeId id, const char *op, const char *inner) {
 }
 
 // neg(neg(x)) -> x
-bool doubleNegation(Graph &g, NodeId id) { return cancelPair(g, id, "neg", "neg"); }
+bool doubleNegation(Graph &g, NodeId id) { return cancelPair(g, id, OpKind::Neg, OpKind::Neg); }
 
 // log(exp(x)) -> x
-bool logOfExp(Graph &g, NodeId id) { return cancelPair(g, id, "log", "exp"); }
+bool logOfExp(Graph &g, NodeId id) { return cancelPair(g, id, OpKind::Log, OpKind::Exp); }
 
 /// Ops whose results are never negative (so log then exp gives them back, 0 and inf included).
-bool isNonNegative(const Node &n) {
-  const OpInfo *info = OpRegistry::get().lookup(n.op);
-  return info && info->has(opflag::NonNegative);
-}
+bool isNonNegative(const Node &n) { return opHas(n.op, opflag::NonNegative); }
 
 // exp(log(x)) -> x when x >= 0 by construction (NonNegative: exp, sigmoid, softmax, relu, ...)
 bool expOfLog(Graph &g, NodeId id) {
   const Node &n = g.node(id);
-  if (n.op != "exp" || producer(g, n.inputs[0]).op != "log")
+  if (n.op != OpKind::Exp || producer(g, n.inputs[0]).op != OpKind::Log)
     return false;
   const Node &m = producer(g, n.inputs[0]);
-  return isNonNegative(producer(g, m.inputs[0])) && cancelPair(g, id, "exp", "log");
+  return isNonNegative(producer(g, m.inputs[0])) && cancelPair(g, id, OpKind::Exp, OpKind::Log);
 }
 
 /// Moves `inner`'s control inputs onto `n` (n stops reading inner but must die with it).
@@ -151,7 +149,7 @@ void inheritControls(Graph &g, NodeId n, NodeId inner) {
 // transpose(transpose(x, p), q) -> transpose(x, p∘q), or x when that is the identity
 bool transposeChain(Graph &g, NodeId id) {
   const Node &n = g.node(id);
-  if (n.op != "transpose" || producer(g, n.inputs[0]).op != "transpose")
+  if (n.op != OpKind::Transpose || producer(g, n.inputs[0]).op != OpKind::Transpose)
     return false;
   const Node &m = producer(g, n.inputs[0]);
   const auto *p = m.attrAs<std::vector<int64_t>>("perm");
@@ -197,7 +195,7 @@ ValueRef matrixTransposeOf(Graph &g, ValueRef v, FrameId frame, Location loc,
   const Node &p = g.node(v.node);
   size_t rank = g.typeOf(v).rank();
   const auto *perm = p.attrAs<std::vector<int64_t>>("perm");
-  if (p.op == "transpose" && perm && swapsLastTwo(*perm, rank) && p.controlInputs.empty())
+  if (p.op == OpKind::Transpose && perm && swapsLastTwo(*perm, rank) && p.controlInputs.empty())
     return p.inputs[0];
   std::vector<int64_t> swap(rank);
   std::iota(swap.begin(), swap.end(), 0);
@@ -205,7 +203,7 @@ ValueRef matrixTransposeOf(Graph &g, ValueRef v, FrameId frame, Location loc,
   Shape shape = g.typeOf(v).shape();
   std::swap(shape[rank - 2], shape[rank - 1]);
   Type t = Type::tensor(g.typeOf(v).dtype(), std::move(shape));
-  Node &n = g.addNode("transpose", {v}, {std::move(t)}, frame, loc);
+  Node &n = g.addNode(OpKind::Transpose, {v}, {std::move(t)}, frame, loc);
   n.attrs["perm"] = std::move(swap);
   n.controlInputs = controls;
   return Graph::value(n.id);
@@ -223,10 +221,10 @@ ValueRef matrixTransposeOf(Graph &g, ValueRef v, FrameId frame, Location loc,
 bool transposeOfProduct(Graph &g, NodeId id) {
   const Node &n = g.node(id);
   const auto *perm = n.attrAs<std::vector<int64_t>>("perm");
-  if (n.op != "transpose" || !perm || !swapsLastTwo(*perm, n.results[0].rank()))
+  if (n.op != OpKind::Transpose || !perm || !swapsLastTwo(*perm, n.results[0].rank()))
     return false;
   const Node &m = producer(g, n.inputs[0]);
-  if (m.op != "matmul" || m.inputs.size() != 2 || m.frame != n.frame)
+  if (m.op != OpKind::Matmul || m.inputs.size() != 2 || m.frame != n.frame)
     return false;
   for (const ValueRef &in : m.inputs) {
     const Type &t = g.typeOf(in);
@@ -249,7 +247,7 @@ bool transposeOfProduct(Graph &g, NodeId id) {
   ValueRef tb = matrixTransposeOf(g, b, frame, loc, controls);
   ValueRef ta = matrixTransposeOf(g, a, frame, loc, controls);
   Node &w = g.node(id);
-  w.op = "matmul";
+  w.op = OpKind::Matmul;
   w.inputs = {tb, ta};
   w.attrs.clear();
   inheritControls(g, id, product);
@@ -259,10 +257,10 @@ bool transposeOfProduct(Graph &g, NodeId id) {
 // reshape(reshape(x, ...), s) -> reshape(x, s); reshape(x, s) -> x when x already has shape s
 bool reshapeChain(Graph &g, NodeId id) {
   const Node &n = g.node(id);
-  if (n.op != "reshape")
+  if (n.op != OpKind::Reshape)
     return false;
   const Node &m = producer(g, n.inputs[0]);
-  if (m.op == "reshape") {
+  if (m.op == OpKind::Reshape) {
     NodeId inner = m.id;
     ValueRef x = m.inputs[0];
     g.node(id).inputs[0] = x;
@@ -288,13 +286,14 @@ bool isIdentityPermutation(const Node &n) {
 // nothing changes
 bool noOpConversion(Graph &g, NodeId id) {
   const Node &n = g.node(id);
-  bool candidate = n.op == "broadcast_to" || n.op == "cast" || n.op == "Identity" ||
-                   (n.op == "transpose" && isIdentityPermutation(n));
+  bool candidate = n.op == OpKind::BroadcastTo || n.op == OpKind::Cast ||
+                   n.op == OpKind::Identity ||
+                   (n.op == OpKind::Transpose && isIdentityPermutation(n));
   if (!candidate || n.inputs.size() != 1 || n.results.size() != 1)
     return false;
   const Type &t = n.results[0];
   // broadcast_to with run-time dims may still broadcast: only static shapes prove it does not.
-  if (g.typeOf(n.inputs[0]) != t || (n.op == "broadcast_to" && !t.staticNumElements()))
+  if (g.typeOf(n.inputs[0]) != t || (n.op == OpKind::BroadcastTo && !t.staticNumElements()))
     return false;
   forwardValue(g, id, n.inputs[0], n.controlInputs);
   return true;
@@ -303,12 +302,12 @@ bool noOpConversion(Graph &g, NodeId id) {
 // x ** 2 -> x * x
 bool squareByMultiply(Graph &g, NodeId id) {
   const Node &n = g.node(id);
-  if (n.op != "pow" || !isSplatConstant(producer(g, n.inputs[1]), 2.0) ||
+  if (n.op != OpKind::Pow || !isSplatConstant(producer(g, n.inputs[1]), 2.0) ||
       g.typeOf(n.inputs[0]) != n.results[0])
     return false;
   NodeId two = n.inputs[1].node;
   Node &w = g.node(id);
-  w.op = "mul";
+  w.op = OpKind::Mul;
   w.inputs[1] = w.inputs[0];
   inheritControls(g, id, two);
   return true;
@@ -317,7 +316,7 @@ bool squareByMultiply(Graph &g, NodeId id) {
 // x * -1 -> neg(x), -1 * x -> neg(x)
 bool mulByMinusOne(Graph &g, NodeId id) {
   const Node &n = g.node(id);
-  if (n.op != "mul")
+  if (n.op != OpKind::Mul)
     return false;
   for (unsigned k = 0; k < 2; ++k) {
     const Node &c = producer(g, n.inputs[k]);
@@ -326,7 +325,7 @@ bool mulByMinusOne(Graph &g, NodeId id) {
       continue;
     NodeId minusOne = c.id;
     Node &w = g.node(id);
-    w.op = "neg";
+    w.op = OpKind::Neg;
     w.inputs = {x};
     inheritControls(g, id, minusOne);
     return true;
@@ -344,7 +343,7 @@ const Rule kRules[] = {mulByOne,          divOrPowByOne,  addZero,          inte
 /// A forwarded node is left with no data users (or as an Identity with control inputs); rules
 /// must not fire on it again.
 bool isBypassed(const Graph &g, NodeId id) {
-  if (g.node(id).op == "Identity" && !g.node(id).controlInputs.empty())
+  if (g.node(id).op == OpKind::Identity && !g.node(id).controlInputs.empty())
     return true;
   for (const Node &user : g.nodes())
     for (const ValueRef &in : user.inputs)

@@ -33,16 +33,11 @@ using namespace graph;
 
 namespace {
 
-bool isCommutative(const std::string &op) {
-  const OpInfo *info = OpRegistry::get().lookup(op);
-  return info && info->has(opflag::Commutative);
-}
-
-using Key = std::tuple<std::string, FrameId, std::vector<ValueRef>>;
+using Key = std::tuple<OpKind, FrameId, std::vector<ValueRef>>;
 
 Key keyOf(const Node &n) {
   std::vector<ValueRef> inputs = n.inputs;
-  if (isCommutative(n.op))
+  if (opHas(n.op, opflag::Commutative))
     std::sort(inputs.begin(), inputs.end());
   return {n.op, n.frame, std::move(inputs)};
 }

@@ -44,7 +44,7 @@ constexpr int64_t kMaxFoldedElements = 256;
 
 /// Runs `n` on `inputs` with the CPU kernel; nullopt on any failure.
 std::optional<rt::Tensor> evaluate(const Node &n, const std::vector<rt::Value> &inputs) {
-  const std::string &kernel = n.op; // kernels are named after their op (docs/ops.md)
+  const std::string &kernel = opString(n.op); // kernels are named after their op (docs/ops.md)
   if (!rt::findKernel(kernel, rt::Device::CPU))
     return std::nullopt;
   std::vector<rt::Value> outs;
@@ -60,7 +60,7 @@ std::optional<std::vector<double>> elementsOf(const rt::Tensor &t) {
   std::vector<rt::Value> outs;
   rt::Attrs toF64;
   toF64.set("dtype", DType::F64);
-  if (!rt::callKernel("cast", {rt::Value(t)}, toF64, outs))
+  if (!rt::callKernel(opName(OpKind::Cast), {rt::Value(t)}, toF64, outs))
     return std::nullopt;
   rt::Tensor f = outs[0].tensor().contiguous();
   std::vector<double> values(f.data<double>(), f.data<double>() + f.numel());
@@ -81,7 +81,7 @@ std::optional<rt::Tensor> castTo(const rt::Tensor &t, DType dtype) {
   std::vector<rt::Value> outs;
   rt::Attrs attrs;
   attrs.set("dtype", dtype);
-  if (!rt::callKernel("cast", {rt::Value(t)}, attrs, outs) || outs.size() != 1 ||
+  if (!rt::callKernel(opName(OpKind::Cast), {rt::Value(t)}, attrs, outs) || outs.size() != 1 ||
       !outs[0].isTensor())
     return std::nullopt;
   return outs[0].tensor();
@@ -120,7 +120,7 @@ bool becomeConstant(Node &n, const rt::Tensor &computed) {
     attrs["value"] = (*values)[0] != 0.0;
   else
     attrs = {{"value", *values}, {"shape", shape}, {"dtype", t.dtype()}};
-  n.op = "const";
+  n.op = OpKind::Const;
   n.inputs.clear();
   n.attrs = std::move(attrs);
   n.results = {Type::tensor(t.dtype(), shape)};
@@ -128,11 +128,11 @@ bool becomeConstant(Node &n, const rt::Tensor &computed) {
 }
 
 bool isFoldable(const Graph &g, const Node &n) {
-  if (n.op == "const" || n.inputs.empty() || !isPure(n) || n.results.size() != 1 ||
+  if (n.op == OpKind::Const || n.inputs.empty() || !isPure(n) || n.results.size() != 1 ||
       !n.results[0].isTensor())
     return false;
   return std::all_of(n.inputs.begin(), n.inputs.end(),
-                     [&](const ValueRef &in) { return g.node(in.node).op == "const"; });
+                     [&](const ValueRef &in) { return g.node(in.node).op == OpKind::Const; });
 }
 
 } // namespace

@@ -51,15 +51,15 @@ namespace {
 /// errors (integer division by zero, negative integer exponents) have no inline code in
 /// codegen (compiler/codegen/ElementCode.cpp), which evaluates every other fusible op.
 bool staysKernel(const Node &n) {
-  return n.op == "floordiv" || n.op == "mod" || (n.op == "pow" && !isFloat(n.results[0].dtype()));
+  return n.op == OpKind::Floordiv || n.op == OpKind::Mod ||
+         (n.op == OpKind::Pow && !isFloat(n.results[0].dtype()));
 }
 
 bool isFusible(const Node &n) {
-  if (!isPure(n) || n.op == "fused" || !n.attrs.empty() || n.results.size() != 1 ||
+  if (!isPure(n) || n.op == OpKind::Fused || !n.attrs.empty() || n.results.size() != 1 ||
       !n.results[0].isTensor() || staysKernel(n))
     return false;
-  const OpInfo *info = OpRegistry::get().lookup(n.op);
-  return info && info->elementwise && info->attrs.empty();
+  return n.info().elementwise && n.info().attrs.empty();
 }
 
 /// The most statements a fused node's body holds. Its loop body is one basic block that
@@ -169,7 +169,7 @@ void fuse(Graph &g, std::vector<NodeId> members, const std::vector<size_t> &pos,
   }
   Node &root = g.node(rootId);
   root.loc = std::move(loc);
-  root.op = "fused";
+  root.op = OpKind::Fused;
   root.attrs = {{"body", printFusedBody(body, inputs.size())}};
   root.inputs = std::move(inputs);
 }

@@ -10,19 +10,15 @@ namespace dlm::opt {
 
 using namespace graph;
 
-bool hasEffect(const Node &n) {
-  const OpInfo *info = OpRegistry::get().lookup(n.op);
-  return info && info->sideEffects;
-}
+bool hasEffect(const Node &n) { return n.info().sideEffects; }
 
 bool isPure(const Node &n) {
-  if (isControlFlow(n) || n.op.starts_with("stack_"))
+  if (isControlFlow(n) || opHas(n.op, opflag::StackOp))
     return false;
   // An Identity with control inputs is a pivot: it exists for the nodes hanging from it.
-  if (n.op == "Identity")
+  if (n.op == OpKind::Identity)
     return n.controlInputs.empty();
-  const OpInfo *info = OpRegistry::get().lookup(n.op);
-  return info && !info->sideEffects;
+  return !n.info().sideEffects;
 }
 
 std::vector<bool> markLiveFrom(const Graph &g, const std::vector<NodeId> &roots) {
@@ -121,7 +117,7 @@ void forwardValue(Graph &g, NodeId n, ValueRef v, std::vector<NodeId> lostDeps) 
     return;
   }
   Node &node = g.node(n);
-  node.op = "Identity";
+  node.op = OpKind::Identity;
   node.inputs = {v};
   node.attrs.clear();
   node.controlInputs = std::move(lostDeps);
@@ -130,16 +126,16 @@ void forwardValue(Graph &g, NodeId n, ValueRef v, std::vector<NodeId> lostDeps) 
 
 std::optional<ValueRef> invariantSource(const Graph &g, ValueRef x) {
   const Node *n = &g.node(x.node);
-  if (n->op == "Identity" && n->inputs.size() == 1)
+  if (n->op == OpKind::Identity && n->inputs.size() == 1)
     n = &g.node(n->inputs[0].node);
   const bool *constant = n->attrAs<bool>("is_constant");
-  if (n->op != "Enter" || !constant || !*constant)
+  if (n->op != OpKind::Enter || !constant || !*constant)
     return std::nullopt;
   return n->inputs[0];
 }
 
 std::optional<double> scalarConstant(const Node &n) {
-  if (n.op != "const")
+  if (n.op != OpKind::Const)
     return std::nullopt;
   const AttrValue *v = n.attr("value");
   if (!v)
@@ -158,7 +154,7 @@ std::optional<double> scalarConstant(const Node &n) {
 bool isSplatConstant(const Node &n, double value) {
   if (std::optional<double> s = scalarConstant(n))
     return *s == value;
-  if (n.op != "const")
+  if (n.op != OpKind::Const)
     return false;
   const auto *list = n.attrAs<std::vector<double>>("value");
   return list && !list->empty() &&

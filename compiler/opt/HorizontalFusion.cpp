@@ -71,7 +71,7 @@ bool hasOneRow(const Type &t) {
 /// `n` as a fusable sibling: a matmul in a loop whose weight is a static 2-D loop invariant
 /// and whose types are static, with one row.
 std::optional<Sibling> asSibling(const Graph &g, const Node &n) {
-  if (n.op != "matmul" || n.frame == kRootFrame)
+  if (n.op != OpKind::Matmul || n.frame == kRootFrame)
     return std::nullopt;
   const Type &x = g.typeOf(n.inputs[0]), &w = g.typeOf(n.inputs[1]);
   if (!x.isTensor() || !w.isTensor() || x.rank() < 2 || w.rank() != 2 || x.dtype() != w.dtype() ||
@@ -139,7 +139,7 @@ private:
     bool reads = add.inputs.size() == 2 &&
                  ((add.inputs[0] == Graph::value(a, p) && add.inputs[1] == Graph::value(b, p)) ||
                   (add.inputs[0] == Graph::value(b, p) && add.inputs[1] == Graph::value(a, p)));
-    if (add.op != "add" || !reads || !add.controlInputs.empty() ||
+    if (add.op != OpKind::Add || !reads || !add.controlInputs.empty() ||
         add.results[0] != g.node(a).results[p])
       return std::nullopt;
     return *ua;
@@ -165,8 +165,9 @@ private:
     Node split = g.node(a);
     ValueRef m1 = split.inputs[0], m2 = g.node(b).inputs[0];
     Type whole = g.typeOf(m1);
-    NodeId add = g.addNode("add", {m1, m2}, {whole}, split.frame, split.loc).id;
-    Node &merged = g.addNode("split", {Graph::value(add)}, split.results, split.frame, split.loc);
+    NodeId add = g.addNode(OpKind::Add, {m1, m2}, {whole}, split.frame, split.loc).id;
+    Node &merged =
+        g.addNode(OpKind::Split, {Graph::value(add)}, split.results, split.frame, split.loc);
     merged.attrs = split.attrs;
     NodeId mergedId = merged.id;
     for (uint32_t p = 0; p < sums.size(); ++p)
@@ -192,29 +193,29 @@ private:
       total += s.columns;
       // The weight's Identity hung from pivots: the fused matmul keeps that deadness.
       const Node &w = g.node(g.node(s.matmul).inputs[1].node);
-      if (w.op == "Identity")
+      if (w.op == OpKind::Identity)
         deps.insert(deps.end(), w.controlInputs.begin(), w.controlInputs.end());
     }
     std::sort(deps.begin(), deps.end());
     deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
     Type w0 = g.typeOf(siblings[0].outside);
     Type catType = Type::tensor(w0.dtype(), {w0.shape()[0], Dim::fixed(total)});
-    Node &cat = g.addNode("concat", weights, {catType}, g.frame(frame).parent, loc);
+    Node &cat = g.addNode(OpKind::Concat, weights, {catType}, g.frame(frame).parent, loc);
     cat.attrs["axis"] = int64_t(1);
     NodeId catId = cat.id;
-    Node &enter = g.addNode("Enter", {Graph::value(catId)}, {catType}, frame, loc);
+    Node &enter = g.addNode(OpKind::Enter, {Graph::value(catId)}, {catType}, frame, loc);
     enter.attrs["is_constant"] = true;
     NodeId enterId = enter.id;
     Shape outShape = g.node(siblings[0].matmul).results[0].shape();
     outShape.back() = Dim::fixed(total);
-    Node &mm = g.addNode("matmul", {x, Graph::value(enterId)}, {Type::tensor(w0.dtype(), outShape)},
-                         frame, loc);
+    Node &mm = g.addNode(OpKind::Matmul, {x, Graph::value(enterId)},
+                         {Type::tensor(w0.dtype(), outShape)}, frame, loc);
     mm.controlInputs = deps;
     NodeId mmId = mm.id;
     std::vector<Type> parts;
     for (const Sibling &s : siblings)
       parts.push_back(g.node(s.matmul).results[0]);
-    Node &split = g.addNode("split", {Graph::value(mmId)}, parts, frame, loc);
+    Node &split = g.addNode(OpKind::Split, {Graph::value(mmId)}, parts, frame, loc);
     split.attrs["axis"] = int64_t(outShape.size() - 1);
     split.attrs["sizes"] = sizes;
     NodeId splitId = split.id;

@@ -70,7 +70,7 @@ bool runsNhwc(const Shape &w) {
 /// gradients; conv2d_bias's bias too), whether its result is one, which shape attribute describes
 /// an activation, and where its weight's shape is (operand or attribute) if it is a convolution.
 struct SensitiveOp {
-  const char *op;
+  OpKind op;
   std::vector<unsigned> activations;
   bool activationResult;
   const char *shapeAttr;
@@ -79,17 +79,17 @@ struct SensitiveOp {
 };
 
 const SensitiveOp kSensitiveOps[] = {
-    {"conv2d", {0}, true, nullptr, 1, nullptr},
-    {"conv2d_bias", {0, 2}, true, nullptr, 1, nullptr},
-    {"conv2d_grad_input", {0}, true, "input_shape", 1, nullptr},
-    {"conv2d_grad_weight", {0, 1}, false, nullptr, -1, "weight_shape"},
-    {"max_pool2d", {0}, true, nullptr, -1, nullptr},
-    {"avg_pool2d", {0}, true, nullptr, -1, nullptr},
-    {"max_pool2d_grad", {0, 1}, true, nullptr, -1, nullptr},
-    {"avg_pool2d_grad", {0}, true, "input_shape", -1, nullptr},
+    {OpKind::Conv2d, {0}, true, nullptr, 1, nullptr},
+    {OpKind::Conv2dBias, {0, 2}, true, nullptr, 1, nullptr},
+    {OpKind::Conv2dGradInput, {0}, true, "input_shape", 1, nullptr},
+    {OpKind::Conv2dGradWeight, {0, 1}, false, nullptr, -1, "weight_shape"},
+    {OpKind::MaxPool2d, {0}, true, nullptr, -1, nullptr},
+    {OpKind::AvgPool2d, {0}, true, nullptr, -1, nullptr},
+    {OpKind::MaxPool2dGrad, {0, 1}, true, nullptr, -1, nullptr},
+    {OpKind::AvgPool2dGrad, {0}, true, "input_shape", -1, nullptr},
 };
 
-const SensitiveOp *sensitiveOp(const std::string &op) {
+const SensitiveOp *sensitiveOp(OpKind op) {
   for (const SensitiveOp &s : kSensitiveOps)
     if (op == s.op)
       return &s;
@@ -129,7 +129,7 @@ int64_t transposedElements(const Type &t, const std::vector<int64_t> &perm) {
 const ValueRef *transposeSource(const Graph &g, ValueRef v, const std::vector<int64_t> &perm) {
   const Node &n = g.node(v.node);
   const auto *p = n.attrAs<std::vector<int64_t>>("perm");
-  if (n.op != "transpose" || !p || *p != perm || !n.controlInputs.empty())
+  if (n.op != OpKind::Transpose || !p || *p != perm || !n.controlInputs.empty())
     return nullptr;
   return &n.inputs[0];
 }
@@ -227,10 +227,9 @@ private:
   /// and the result are permuted alike.
   Role agnosticRole(const Node &n) {
     Role r;
-    const OpInfo *info = OpRegistry::get().lookup(n.op);
-    bool elementwise = (info && info->elementwise) || n.op == "zeros_like";
+    bool elementwise = n.info().elementwise || n.op == OpKind::ZerosLike;
     const Shape *target = n.attrAs<Shape>("shape");
-    bool sumTo = n.op == "sum_to" && target && target->size() == 4;
+    bool sumTo = n.op == OpKind::SumTo && target && target->size() == 4;
     if (!(elementwise || sumTo) || !isPure(n) || n.results.size() != 1 ||
         !isStaticRank4(n.results[0]))
       return r;
@@ -382,7 +381,7 @@ private:
   ValueRef relayout(ValueRef v, const std::vector<int64_t> &perm, FrameId frame, Location loc) {
     Type t = permutedType(g.typeOf(v), perm);
     bool reshape = movesOnlyUnitDims(g.typeOf(v).shape(), perm);
-    Node &n = g.addNode(reshape ? "reshape" : "transpose", {v}, {t}, frame, loc);
+    Node &n = g.addNode(reshape ? OpKind::Reshape : OpKind::Transpose, {v}, {t}, frame, loc);
     if (reshape)
       n.attrs["shape"] = t.shape();
     else
@@ -444,7 +443,7 @@ private:
       n.attrs["layout"] = std::string("NHWC");
       if (const Shape *shape = s->shapeAttr ? n.attrAs<Shape>(s->shapeAttr) : nullptr)
         n.attrs[s->shapeAttr] = permuted(*shape, kToNhwc);
-    } else if (n.op == "sum_to") {
+    } else if (n.op == OpKind::SumTo) {
       n.attrs["shape"] = permuted(*n.attrAs<Shape>("shape"), kToNhwc);
     }
     if (roles[n.id].activationResult)

@@ -39,12 +39,12 @@ using namespace graph;
 namespace {
 
 /// The products a bias can join, and the fused library op each becomes.
-const char *fusedOpFor(const std::string &op) {
-  if (op == "matmul")
-    return "matmul_bias";
-  if (op == "conv2d")
-    return "conv2d_bias";
-  return nullptr;
+std::optional<OpKind> fusedOpFor(OpKind op) {
+  if (op == OpKind::Matmul)
+    return OpKind::MatmulBias;
+  if (op == OpKind::Conv2d)
+    return OpKind::Conv2dBias;
+  return std::nullopt;
 }
 
 class LibraryFuser : GraphRewrite {
@@ -60,9 +60,9 @@ public:
       pos[(*order)[i]] = i;
     bool changed = false;
     for (NodeId id : *order) {
-      if (g.node(id).op == "add")
+      if (g.node(id).op == OpKind::Add)
         changed |= fuseBias(id);
-      else if (g.node(id).op == "relu")
+      else if (g.node(id).op == OpKind::Relu)
         changed |= fuseRelu(id);
     }
     return finishRewrite(g, changed, keep);
@@ -97,7 +97,7 @@ private:
     const Node &add = g.node(id);
     for (unsigned side = 0; side < 2; ++side) {
       ValueRef product = add.inputs[side], bias = add.inputs[1 - side];
-      const char *fused = fusedOpFor(g.node(product.node).op);
+      std::optional<OpKind> fused = fusedOpFor(g.node(product.node).op);
       if (!fused || !onlyFeeds(product, id))
         continue;
       // A product that can fail (run-time shapes) must not wait for a bias made later in the
@@ -114,10 +114,10 @@ private:
       Attrs attrs = g.node(product.node).attrs;
       absorb(id, product.node, std::move(inputs));
       Node &n = g.node(id);
-      n.op = fused;
+      n.op = *fused;
       n.attrs = std::move(attrs);
       n.attrs["relu"] = false;
-      ctx.count(n.op == "matmul_bias" ? "matmul-bias" : "conv2d-bias");
+      ctx.count(n.op == OpKind::MatmulBias ? "matmul-bias" : "conv2d-bias");
       return true;
     }
     return false;
@@ -127,9 +127,10 @@ private:
   // likewise
   bool fuseRelu(NodeId id) {
     ValueRef in = g.node(id).inputs[0];
-    const std::string &op = g.node(in.node).op;
+    OpKind op = g.node(in.node).op;
     const bool *relu = g.node(in.node).attrAs<bool>("relu");
-    if ((op != "matmul_bias" && op != "conv2d_bias") || !onlyFeeds(in, id) || !relu || *relu)
+    if ((op != OpKind::MatmulBias && op != OpKind::Conv2dBias) || !onlyFeeds(in, id) || !relu ||
+        *relu)
       return false;
     Attrs attrs = g.node(in.node).attrs;
     absorb(id, in.node, g.node(in.node).inputs);
@@ -139,7 +140,7 @@ private:
     n.attrs["relu"] = true;
     // A relu cannot fail; the product or the bias can: their errors point where they do at -O0.
     n.loc = g.node(in.node).loc;
-    ctx.count(n.op == "matmul_bias" ? "matmul-bias-relu" : "conv2d-bias-relu");
+    ctx.count(n.op == OpKind::MatmulBias ? "matmul-bias-relu" : "conv2d-bias-relu");
     return true;
   }
 };

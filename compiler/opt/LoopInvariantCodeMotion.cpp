@@ -60,7 +60,7 @@ public:
     for (NodeId id : order) {
       if (g.node(id).frame != frame)
         continue;
-      if (g.node(id).op == "Enter" && isConstantEnter(g.node(id)))
+      if (g.node(id).op == OpKind::Enter && isConstantEnter(g.node(id)))
         outside[Graph::value(id)] = g.node(id).inputs[0];
       else if (isPivotedInvariant(g.node(id)))
         noteInvariantIdentity(g.node(id));
@@ -86,14 +86,14 @@ private:
     if (auto it = pivotsOf.find(v); it != pivotsOf.end())
       return it->second;
     const Node &n = g.node(v.node);
-    return n.op == "const" ? n.controlInputs : std::vector<NodeId>{};
+    return n.op == OpKind::Const ? n.controlInputs : std::vector<NodeId>{};
   }
 
   /// `Identity(v) ctrl(pivots)` of an invariant v: what an earlier run left of a hoisted node.
   bool isPivotedInvariant(const Node &n) {
-    return n.op == "Identity" && n.inputs.size() == 1 && outside.count(n.inputs[0]) &&
+    return n.op == OpKind::Identity && n.inputs.size() == 1 && outside.count(n.inputs[0]) &&
            std::all_of(n.controlInputs.begin(), n.controlInputs.end(),
-                       [&](NodeId c) { return g.node(c).op == "Identity"; });
+                       [&](NodeId c) { return g.node(c).op == OpKind::Identity; });
   }
 
   void noteInvariantIdentity(const Node &n) {
@@ -113,12 +113,12 @@ private:
     if (auto it = outside.find(v); it != outside.end())
       return it->second;
     const Node &c = g.node(v.node);
-    if (c.op != "const")
+    if (c.op != OpKind::Const)
       return std::nullopt;
     Attrs attrs = c.attrs;
     std::vector<Type> results = c.results;
     Location loc = c.loc;
-    Node &copy = g.addNode("const", {}, std::move(results), parent, loc);
+    Node &copy = g.addNode(OpKind::Const, {}, std::move(results), parent, loc);
     copy.attrs = std::move(attrs);
     NodeId id = copy.id;
     hangFromParentPivot(id);
@@ -133,12 +133,12 @@ private:
     if (parentPivot)
       return parentPivot;
     for (const Node &n : g.nodes()) {
-      if (n.frame != frame || n.op != "Enter" || isConstantEnter(n))
+      if (n.frame != frame || n.op != OpKind::Enter || isConstantEnter(n))
         continue;
       ValueRef start = n.inputs[0];
       Type t = g.typeOf(start);
       Location loc = n.loc;
-      parentPivot = g.addNode("Identity", {start}, {std::move(t)}, parent, loc).id;
+      parentPivot = g.addNode(OpKind::Identity, {start}, {std::move(t)}, parent, loc).id;
       return parentPivot;
     }
     return std::nullopt;
@@ -151,14 +151,14 @@ private:
 
   bool isHoistable(NodeId id) {
     const Node &n = g.node(id);
-    if (n.inputs.empty() || !isPure(n) || n.op == "Identity" || mayFail(g, n) ||
+    if (n.inputs.empty() || !isPure(n) || n.op == OpKind::Identity || mayFail(g, n) ||
         n.results.size() != 1)
       return false;
     for (NodeId c : n.controlInputs)
-      if (g.node(c).op != "Identity")
+      if (g.node(c).op != OpKind::Identity)
         return false;
     return std::all_of(n.inputs.begin(), n.inputs.end(), [&](const ValueRef &in) {
-      return outside.count(in) || g.node(in.node).op == "const";
+      return outside.count(in) || g.node(in.node).op == OpKind::Const;
     });
   }
 
@@ -177,8 +177,8 @@ private:
     copy.attrs = g.node(id).attrs;
     NodeId hoisted = copy.id;
     hangFromParentPivot(hoisted);
-    Node &enter =
-        g.addNode("Enter", {Graph::value(hoisted)}, g.node(id).results, frame, g.node(id).loc);
+    Node &enter = g.addNode(OpKind::Enter, {Graph::value(hoisted)}, g.node(id).results, frame,
+                            g.node(id).loc);
     enter.attrs["is_constant"] = true;
     NodeId enterId = enter.id;
     outside[Graph::value(id)] = Graph::value(hoisted);

@@ -62,16 +62,16 @@ int64_t bytesOf(const Type &t) {
 }
 
 bool isStackAccess(const Node &n) {
-  return n.op == "stack_push" || n.op == "stack_pop" || n.op == "stack_top";
+  return n.op == OpKind::StackPush || n.op == OpKind::StackPop || n.op == OpKind::StackTop;
 }
 
 /// Nodes whose result is operand 0's buffer and not the others': stack accesses, and
 /// `after(x, token)` (x, ordered after token: a checkpoint's recomputation, docs/autodiff.md).
-bool forwardsFirstOperand(const Node &n) { return isStackAccess(n) || n.op == "after"; }
+bool forwardsFirstOperand(const Node &n) { return isStackAccess(n) || n.op == OpKind::After; }
 
 /// Nodes whose outputs are their input's buffer, not a new one.
 bool forwardsBuffer(const Node &n) {
-  return isControlFlow(n) || n.op == "Identity" || forwardsFirstOperand(n);
+  return isControlFlow(n) || n.op == OpKind::Identity || forwardsFirstOperand(n);
 }
 
 /// Whether `n`'s result shares operand `operand`'s buffer.
@@ -85,9 +85,9 @@ std::optional<int64_t> intConstant(const Graph &g, ValueRef v, bool anyEnter = f
   for (;;) {
     const Node &n = g.node(v.node);
     bool constantEnter =
-        n.op == "Enter" &&
+        n.op == OpKind::Enter &&
         (anyEnter || (n.attrAs<bool>("is_constant") && *n.attrAs<bool>("is_constant")));
-    if (n.op == "Identity" || constantEnter) {
+    if (n.op == OpKind::Identity || constantEnter) {
       v = n.inputs[0];
       continue;
     }
@@ -104,7 +104,7 @@ std::map<NodeId, int64_t> sizeStacks(const Graph &g) {
   std::vector<std::vector<Use>> uses = g.dataUses();
   std::vector<std::vector<NodeId>> controlUses = g.controlUses();
   for (const Node &n : g.nodes()) {
-    if (n.op != "stack_new")
+    if (n.op != OpKind::StackNew)
       continue;
     StackWeb web = collectStackWeb(g, n.id, uses, controlUses);
     if (web.escapes || web.pushes.empty())
@@ -171,8 +171,9 @@ private:
       for (size_t operand = 0; operand < n.inputs.size(); ++operand) {
         const ValueRef &in = n.inputs[operand];
         size_t until = pos[n.id];
-        if (n.op == "NextIteration" ||
-            (n.op == "Enter" && n.attrAs<bool>("is_constant") && *n.attrAs<bool>("is_constant")))
+        if (n.op == OpKind::NextIteration ||
+            (n.op == OpKind::Enter && n.attrAs<bool>("is_constant") &&
+             *n.attrAs<bool>("is_constant")))
           until = frameEnd[n.frame];
         if (forwardsOperand(n, operand))
           for (uint32_t p = 0; p < n.numResults(); ++p)
@@ -204,7 +205,7 @@ private:
     for (const Use &u : uses[v.node]) {
       const Node &user = g.node(u.user);
       if (user.inputs[u.operand].port == v.port)
-        count += user.op == "Identity" ? readers(Graph::value(user.id, 0)) : 1;
+        count += user.op == OpKind::Identity ? readers(Graph::value(user.id, 0)) : 1;
     }
     return count;
   }
@@ -220,15 +221,15 @@ private:
   std::optional<ValueRef> soleSource(ValueRef v) const {
     for (;;) {
       const Node &p = g.node(v.node);
-      if (readers(v) != 1 || p.op == "const" || forwardsFirstOperand(p))
+      if (readers(v) != 1 || p.op == OpKind::Const || forwardsFirstOperand(p))
         return std::nullopt;
       if (!forwardsBuffer(p))
         return v;
-      if (p.op == "Enter" && p.attrAs<bool>("is_constant") && *p.attrAs<bool>("is_constant"))
+      if (p.op == OpKind::Enter && p.attrAs<bool>("is_constant") && *p.attrAs<bool>("is_constant"))
         return std::nullopt;
-      bool loopMerge =
-          p.op == "Merge" && p.inputs.size() == 2 && g.node(p.inputs[1].node).op == "NextIteration";
-      if (p.inputs.empty() || (p.op == "Merge" && !loopMerge))
+      bool loopMerge = p.op == OpKind::Merge && p.inputs.size() == 2 &&
+                       g.node(p.inputs[1].node).op == OpKind::NextIteration;
+      if (p.inputs.empty() || (p.op == OpKind::Merge && !loopMerge))
         return std::nullopt;
       v = p.inputs[0];
     }
@@ -251,13 +252,12 @@ private:
   std::optional<size_t> inPlaceOperand(const Node &n, int64_t bytes) {
     if (std::optional<size_t> acc = accumulatorBuffer(n, bytes))
       return acc;
-    const OpInfo *info = OpRegistry::get().lookup(n.op);
-    if (!info || !info->elementwise)
+    if (!n.info().elementwise)
       return std::nullopt;
     for (const ValueRef &in : n.inputs) {
       auto b = bufferOf.find(in);
       if (b != bufferOf.end() && lastUse[in] == pos[n.id] && bufferSize[b->second] == bytes &&
-          g.node(in.node).op != "const")
+          g.node(in.node).op != OpKind::Const)
         return b->second;
     }
     return std::nullopt;
@@ -310,22 +310,22 @@ private:
 
 std::optional<int64_t> tripCount(const Graph &g, FrameId f) {
   for (const Node &cond : g.nodes()) {
-    if (cond.frame != f || cond.op != "LoopCond")
+    if (cond.frame != f || cond.op != OpKind::LoopCond)
       continue;
     // LoopCond(lt(Merge(Enter(start), NextIteration(add(Switch(Merge)#1, step))), limit))
     const Node &lt = g.node(cond.inputs[0].node);
-    if (lt.op != "lt" || g.node(lt.inputs[0].node).op != "Merge")
+    if (lt.op != OpKind::Lt || g.node(lt.inputs[0].node).op != OpKind::Merge)
       return std::nullopt;
     const Node &merge = g.node(lt.inputs[0].node);
     const Node &next = g.node(merge.inputs[1].node);
-    if (merge.inputs.size() != 2 || next.op != "NextIteration")
+    if (merge.inputs.size() != 2 || next.op != OpKind::NextIteration)
       return std::nullopt;
     const Node &add = g.node(next.inputs[0].node);
-    if (add.op != "add")
+    if (add.op != OpKind::Add)
       return std::nullopt;
     auto isCounter = [&](ValueRef v) {
       const Node &sw = g.node(v.node);
-      return v.port == 1 && sw.op == "Switch" && sw.inputs[0].node == merge.id;
+      return v.port == 1 && sw.op == OpKind::Switch && sw.inputs[0].node == merge.id;
     };
     std::optional<int64_t> step = isCounter(add.inputs[0])   ? intConstant(g, add.inputs[1])
                                   : isCounter(add.inputs[1]) ? intConstant(g, add.inputs[0])

@@ -66,10 +66,7 @@ struct CostModel {
   static constexpr double kBytesPerNs = 12;     ///< ~12 GB/s pageable host <-> device
   static constexpr double kCpuFlopsPerNs = 16;  ///< what the CPU kernels sustain
   /// Flops per element of an elementwise op (transcendental ones are polynomial chains).
-  static double perElement(std::string_view op) {
-    const OpInfo *info = OpRegistry::get().lookup(op);
-    return info && info->has(opflag::Transcendental) ? 10 : 1;
-  }
+  static double perElement(OpKind op) { return opHas(op, opflag::Transcendental) ? 10 : 1; }
 };
 
 /// The elements of a tensor type, nullopt when a dim is only known at run time.
@@ -84,8 +81,8 @@ std::optional<double> elements(const Type &t) {
 }
 
 bool isPassThrough(const Node &n) {
-  return n.op == "Switch" || n.op == "Merge" || n.op == "Enter" || n.op == "Exit" ||
-         n.op == "NextIteration" || n.op == "Identity";
+  return n.op == OpKind::Switch || n.op == OpKind::Merge || n.op == OpKind::Enter ||
+         n.op == OpKind::Exit || n.op == OpKind::NextIteration || n.op == OpKind::Identity;
 }
 
 rt::TensorSig signature(const Type &t) {
@@ -131,8 +128,7 @@ public:
 private:
   // --- step 1 ------------------------------------------------------------------------------
   std::string computeDevice(const Node &n) const {
-    const OpInfo *info = OpRegistry::get().lookup(n.op);
-    if (!info || info->sideEffects || n.results.empty() ||
+    if (n.info().sideEffects || n.results.empty() ||
         std::any_of(n.results.begin(), n.results.end(), isHostValue))
       return std::string(rt::kCpuDevice);
     std::vector<rt::TensorSig> operands, results;
@@ -140,8 +136,8 @@ private:
       operands.push_back(signature(g.typeOf(v)));
     for (const Type &t : n.results)
       results.push_back(signature(t));
-    bool runs = rt::deviceRuns(ctx.device, n.op, operands, results) &&
-                (n.op != "fused" || fusedBodyRuns(n));
+    bool runs = rt::deviceRuns(ctx.device, opName(n.op), operands, results) &&
+                (n.op != OpKind::Fused || fusedBodyRuns(n));
     return std::string(runs ? ctx.device : rt::kCpuDevice);
   }
 
@@ -154,8 +150,7 @@ private:
     if (!body)
       return false;
     return std::all_of(body->begin(), body->end(), [&](const FusedStatement &st) {
-      const OpInfo *info = OpRegistry::get().lookup(st.op);
-      return st.dtype != DType::F64 && info && info->has(opflag::CudaFused);
+      return st.dtype != DType::F64 && opHas(st.op, opflag::CudaFused);
     });
   }
 
@@ -218,13 +213,13 @@ private:
     if (!out || !in)
       return std::nullopt;
     double flops;
-    if (n.op == "matmul") {
+    if (n.op == OpKind::Matmul) {
       const Type &a = g.typeOf(n.inputs[0]);
       const Dim &k = a.shape().back();
       if (!k.isStatic())
         return std::nullopt;
       flops = 2 * *out * (double)k.size();
-    } else if (n.op == "fused") {
+    } else if (n.op == OpKind::Fused) {
       const std::string *text = n.attrAs<std::string>("body");
       std::optional<std::vector<FusedStatement>> body =
           text ? parseFusedBody(*text, n.inputs.size()) : std::nullopt;
@@ -234,11 +229,12 @@ private:
       for (const FusedStatement &st : *body)
         perElement += CostModel::perElement(st.op);
       flops = *out * perElement;
-    } else if (n.op == "transpose") {
+    } else if (n.op == OpKind::Transpose) {
       flops = 0; // a view
-    } else if (n.op == "softmax" || n.op == "log_softmax" || n.op == "cross_entropy") {
+    } else if (n.op == OpKind::Softmax || n.op == OpKind::LogSoftmax ||
+               n.op == OpKind::CrossEntropy) {
       flops = 10 * *in;
-    } else if (const OpInfo *info = OpRegistry::get().lookup(n.op); info && info->elementwise) {
+    } else if (n.info().elementwise) {
       flops = *out * CostModel::perElement(n.op);
     } else {
       flops = std::max(*in, *out); // reductions, argmax: one pass over the operand
@@ -250,10 +246,11 @@ private:
   /// Unites each loop Merge with its Enter and NextIteration inputs.
   void groupLoops() {
     for (const Node &n : g.nodes()) {
-      if (n.op != "Merge")
+      if (n.op != OpKind::Merge)
         continue;
-      bool isLoop = std::any_of(n.inputs.begin(), n.inputs.end(),
-                                [&](ValueRef v) { return g.node(v.node).op == "NextIteration"; });
+      bool isLoop = std::any_of(n.inputs.begin(), n.inputs.end(), [&](ValueRef v) {
+        return g.node(v.node).op == OpKind::NextIteration;
+      });
       if (!isLoop)
         continue;
       loopGroup[n.id] = n.id;
@@ -264,7 +261,7 @@ private:
 
   bool isConstantEnter(const Node &n) const {
     const bool *constant = n.attrAs<bool>("is_constant");
-    return n.op == "Enter" && constant && *constant && !loopGroup.count(n.id);
+    return n.op == OpKind::Enter && constant && *constant && !loopGroup.count(n.id);
   }
 
   /// The device most users placed in step 1 are on (ties: the first in user order), else the
@@ -294,7 +291,7 @@ private:
     std::string found;
     if (auto it = loopGroup.find(id); it != loopGroup.end())
       found = loopDevice(it->second, visiting);
-    else if (n.op == "Merge")
+    else if (n.op == OpKind::Merge)
       for (size_t i = 0; i < n.inputs.size() && found.empty(); ++i)
         found = follow(n.inputs[i].node, visiting);
     else if (!n.inputs.empty())
@@ -308,7 +305,7 @@ private:
   /// Places the loop group of `merge` with its fed-back value, else its initial value.
   std::string loopDevice(NodeId merge, std::set<NodeId> &visiting) {
     std::string found;
-    for (const char *kind : {"NextIteration", "Enter"})
+    for (OpKind kind : {OpKind::NextIteration, OpKind::Enter})
       for (ValueRef v : g.node(merge).inputs)
         if (found.empty() && g.node(v.node).op == kind)
           found = follow(g.node(v.node).inputs[0].node, visiting);
@@ -322,7 +319,7 @@ private:
 
   // --- step 3 ------------------------------------------------------------------------------
   FrameId producedIn(const Node &producer) const {
-    if (producer.op == "Exit" && producer.frame != kRootFrame)
+    if (producer.op == OpKind::Exit && producer.frame != kRootFrame)
       return g.frame(producer.frame).parent;
     return producer.frame;
   }
@@ -351,11 +348,11 @@ private:
     FrameId frame = producedIn(producer);
     Location loc = producer.loc;
     Type type = g.typeOf(v);
-    Node &send = g.addNode("Send", {v}, {type}, frame, loc);
+    Node &send = g.addNode(OpKind::Send, {v}, {type}, frame, loc);
     send.attrs["to"] = to;
     send.device = from;
     NodeId sendId = send.id;
-    Node &recv = g.addNode("Recv", {Graph::value(sendId)}, {type}, frame, loc);
+    Node &recv = g.addNode(OpKind::Recv, {Graph::value(sendId)}, {type}, frame, loc);
     recv.attrs["from"] = from;
     recv.device = to;
     ctx.count("transfers");

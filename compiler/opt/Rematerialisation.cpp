@@ -52,7 +52,7 @@ using namespace graph;
 namespace {
 
 bool isRecomputable(const Graph &g, const Node &n) {
-  return n.frame == kRootFrame && n.op != "const" && n.results.size() == 1 && isPure(n) &&
+  return n.frame == kRootFrame && n.op != OpKind::Const && n.results.size() == 1 && isPure(n) &&
          !mayFail(g, n) && n.results[0].isTensor() && n.results[0].staticNumElements();
 }
 
@@ -214,7 +214,7 @@ private:
   bool inputsOutliveReaders(const Chain &chain, size_t i, size_t firstLate,
                             const MemoryPlan &plan) {
     for (const ValueRef &in : g.node(chain[i]).inputs) {
-      if ((i > 0 && in.node == chain[i - 1]) || g.node(in.node).op == "const")
+      if ((i > 0 && in.node == chain[i - 1]) || g.node(in.node).op == OpKind::Const)
         continue;
       auto last = plan.lastUse.find(in);
       if (last == plan.lastUse.end() || last->second < firstLate)
@@ -269,7 +269,7 @@ private:
       const Node &t = g.node(in.node);
       bool inSegment = std::find(chain.begin() + start, chain.begin() + lastRead + 1, t.id) !=
                        chain.begin() + lastRead + 1;
-      if (inSegment || t.frame != kRootFrame || t.op == "Switch" ||
+      if (inSegment || t.frame != kRootFrame || t.op == OpKind::Switch ||
           (trigger && plan.pos[t.id] <= plan.pos[*trigger]))
         continue;
       if (std::all_of(readers.begin(), readers.end(),

@@ -65,8 +65,8 @@ public:
 private:
   bool isPlainAdd(NodeId id, const Type &t) const {
     const Node &n = g.node(id);
-    return n.op == "add" && n.inputs.size() == 2 && n.results.size() == 1 && n.results[0] == t &&
-           n.controlInputs.empty() && controlUses[id].empty();
+    return n.op == OpKind::Add && n.inputs.size() == 2 && n.results.size() == 1 &&
+           n.results[0] == t && n.controlInputs.empty() && controlUses[id].empty();
   }
 
   bool hasOneUser(NodeId id) const { return uses[id].size() == 1 && controlUses[id].empty(); }
@@ -74,7 +74,7 @@ private:
   /// An add whose value is not summed further by an add of the same type that takes it whole.
   bool isTreeRoot(NodeId id) const {
     const Node &n = g.node(id);
-    if (n.op != "add" || n.results.size() != 1 || !n.results[0].isTensor())
+    if (n.op != OpKind::Add || n.results.size() != 1 || !n.results[0].isTensor())
       return false;
     return !(hasOneUser(id) && isPlainAdd(uses[id][0].user, n.results[0]) &&
              isPlainAdd(id, n.results[0]));
@@ -98,8 +98,8 @@ private:
     std::vector<std::vector<int64_t>> starts;
     for (NodeId id : leaves) {
       const Node &n = g.node(id);
-      if (n.op != "slice_grad" || n.inputs.size() != 1 || n.results[0] != t || !hasOneUser(id) ||
-          !n.controlInputs.empty())
+      if (n.op != OpKind::SliceGrad || n.inputs.size() != 1 || n.results[0] != t ||
+          !hasOneUser(id) || !n.controlInputs.empty())
         return std::nullopt;
       std::optional<std::vector<int64_t>> start =
           staticSliceStart(n, n.results[0].shape(), g.typeOf(n.inputs[0]).shape());
@@ -147,7 +147,7 @@ private:
     std::optional<NodeId> pivot;
     if (frame != kRootFrame && !(pivot = bodyPivot(g, frame, {})))
       return std::nullopt;
-    Node &zero = g.addNode("const", {}, {Type::tensor(dtype, {})}, frame, loc);
+    Node &zero = g.addNode(OpKind::Const, {}, {Type::tensor(dtype, {})}, frame, loc);
     zero.attrs["value"] = std::vector<double>{0.0};
     zero.attrs["dtype"] = dtype;
     zero.attrs["shape"] = Shape{};
@@ -179,12 +179,12 @@ private:
         return false;
       for (const Window &w : windows) {
         Type part = g.typeOf(w.grad);
-        parts.push_back(
-            Graph::value(g.addNode("add", {w.grad, Graph::value(*zero)}, {part}, frame, loc).id));
+        parts.push_back(Graph::value(
+            g.addNode(OpKind::Add, {w.grad, Graph::value(*zero)}, {part}, frame, loc).id));
       }
     }
     Node &cat = g.node(root);
-    cat.op = "concat";
+    cat.op = OpKind::Concat;
     cat.inputs = parts;
     cat.attrs.clear();
     cat.attrs["axis"] = axis;

@@ -57,7 +57,7 @@ public:
     std::vector<bool> keep(g.numNodes(), true);
     size_t original = g.numNodes();
     for (NodeId id = 0; id < original; ++id) {
-      if (g.node(id).op != "stack_new")
+      if (g.node(id).op != OpKind::StackNew)
         continue;
       StackWeb web = collectStackWeb(g, id, g.dataUses(), g.controlUses());
       if (web.escapes)
@@ -113,14 +113,14 @@ private:
         return false;
       if (!enters.count(f)) {
         Type t = g.typeOf(*v);
-        Node &enter = g.addNode("Enter", {*v}, {std::move(t)}, f, g.node(r).loc);
+        Node &enter = g.addNode(OpKind::Enter, {*v}, {std::move(t)}, f, g.node(r).loc);
         enter.attrs["is_constant"] = true;
         enters[f] = enter.id;
       }
       std::vector<NodeId> deps = g.node(r).controlInputs;
       deps.push_back(*pivot);
       forwardValue(g, r, Graph::value(enters[f]), std::move(deps));
-      if (g.node(r).op == "stack_top") // its users read the Enter directly now
+      if (g.node(r).op == OpKind::StackTop) // its users read the Enter directly now
         keep[r] = false;
       ctx.count("reads-forwarded");
     }

@@ -56,8 +56,8 @@ using GroupKey = std::tuple<FrameId, FrameId, FrameId, DType, size_t>;
 /// iteration, unconditionally.
 bool isLoopBody(const Graph &g, ValueRef v, FrameId frame) {
   const Node &sw = g.node(v.node);
-  return sw.op == "Switch" && v.port == 1 && sw.frame == frame &&
-         g.node(sw.inputs[0].node).op == "Merge";
+  return sw.op == OpKind::Switch && v.port == 1 && sw.frame == frame &&
+         g.node(sw.inputs[0].node).op == OpKind::Merge;
 }
 
 bool hasOneRow(const Type &t) {
@@ -75,7 +75,7 @@ public:
   PassResult run() {
     std::map<GroupKey, std::vector<SimpleStack>> groups;
     for (NodeId id = 0; id < g.numNodes(); ++id)
-      if (g.node(id).op == "stack_new")
+      if (g.node(id).op == OpKind::StackNew)
         if (std::optional<SimpleStack> s = asSimple(id)) {
           const Node &push = g.node(s->push);
           GroupKey key{push.frame, g.node(s->top).frame, g.node(id).frame, s->entry.dtype(),
@@ -99,7 +99,7 @@ private:
     s.web = collectStackWeb(g, stackNew, uses, controlUses);
     std::vector<NodeId> pops;
     for (NodeId n : s.web.nodes)
-      if (g.node(n).op == "stack_pop")
+      if (g.node(n).op == OpKind::StackPop)
         pops.push_back(n);
     if (s.web.escapes || s.web.pushes.size() != 1 || s.web.readers.size() != 1 || pops.size() != 1)
       return std::nullopt;
@@ -156,7 +156,7 @@ private:
 
     // Forward: the leader pushes the concatenation.
     const Node &push = g.node(leader.push);
-    Node &cat = g.addNode("concat", values, {entry}, push.frame, push.loc);
+    Node &cat = g.addNode(OpKind::Concat, values, {entry}, push.frame, push.loc);
     cat.attrs["axis"] = int64_t(axis);
     g.node(leader.push).inputs[1] = Graph::value(cat.id);
     for (NodeId n : leader.web.nodes)
@@ -165,7 +165,7 @@ private:
 
     // Backward: the leader's top is split; every top's readers read their part.
     const Node &top = g.node(leader.top);
-    Node &split = g.addNode("split", {}, parts, top.frame, top.loc);
+    Node &split = g.addNode(OpKind::Split, {}, parts, top.frame, top.loc);
     split.attrs["axis"] = int64_t(axis);
     split.attrs["sizes"] = sizes;
     NodeId splitId = split.id;

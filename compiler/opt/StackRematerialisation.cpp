@@ -67,8 +67,8 @@ struct LoopStack {
 /// on only to a NextIteration: the stack's one push or pop of an iteration.
 bool onceAnIteration(const Graph &g, const Node &n, const std::vector<std::vector<Use>> &uses) {
   const Node &sw = g.node(n.inputs[0].node);
-  return sw.op == "Switch" && n.inputs[0].port == 1 && uses[n.id].size() == 1 &&
-         g.node(uses[n.id][0].user).op == "NextIteration";
+  return sw.op == OpKind::Switch && n.inputs[0].port == 1 && uses[n.id].size() == 1 &&
+         g.node(uses[n.id][0].user).op == OpKind::NextIteration;
 }
 
 std::optional<LoopStack> asLoopStack(const Graph &g, NodeId stackNew,
@@ -85,14 +85,14 @@ std::optional<LoopStack> asLoopStack(const Graph &g, NodeId stackNew,
   size_t pops = 0;
   for (NodeId id : web.nodes) {
     const Node &n = g.node(id);
-    if (n.op == "stack_pop" && (n.frame != backward || !onceAnIteration(g, n, uses)))
+    if (n.op == OpKind::StackPop && (n.frame != backward || !onceAnIteration(g, n, uses)))
       return std::nullopt;
-    pops += n.op == "stack_pop";
+    pops += n.op == OpKind::StackPop;
   }
   for (NodeId r : web.readers) {
     const Node &top = g.node(r);
     if (top.frame != backward || !top.controlInputs.empty() ||
-        g.node(top.inputs[0].node).op != "Switch" || top.inputs[0].port != 1)
+        g.node(top.inputs[0].node).op != OpKind::Switch || top.inputs[0].port != 1)
       return std::nullopt;
   }
   if (pops != 1)
@@ -103,8 +103,7 @@ std::optional<LoopStack> asLoopStack(const Graph &g, NodeId stackNew,
 
 /// Recomputable inside the forward loop: cheap, pure, certain to succeed, static.
 bool isCheapElementwise(const Graph &g, const Node &n) {
-  const OpInfo *info = OpRegistry::get().lookup(n.op);
-  return info && info->elementwise && isPure(n) && !mayFail(g, n) && n.results.size() == 1 &&
+  return n.info().elementwise && isPure(n) && !mayFail(g, n) && n.results.size() == 1 &&
          n.controlInputs.empty() && n.results[0].isTensor() && n.results[0].staticNumElements();
 }
 
@@ -141,7 +140,7 @@ private:
     std::vector<std::vector<Use>> uses = g.dataUses();
     std::vector<std::vector<NodeId>> controlUses = g.controlUses();
     for (const Node &n : g.nodes())
-      if (n.op == "stack_new")
+      if (n.op == OpKind::StackNew)
         if (std::optional<LoopStack> s = asLoopStack(g, n.id, uses, controlUses))
           stacks.push_back(std::move(*s));
     std::stable_sort(stacks.begin(), stacks.end(), [&](const LoopStack &a, const LoopStack &b) {
@@ -189,7 +188,7 @@ private:
     if (std::optional<ValueRef> outside = invariantSource(g, v))
       return g.node(outside->node).frame == g.frame(s.backward).parent;
     const Node &n = g.node(v.node);
-    return n.op == "const" && n.frame == s.forward;
+    return n.op == OpKind::Const && n.frame == s.forward;
   }
 
   /// Appends the nodes computing `v` from leaves to `tree` in post-order (inputs first).
@@ -224,12 +223,13 @@ private:
       copy = Graph::value(other->reader);
     } else if (std::optional<ValueRef> outside = invariantSource(g, v)) {
       Type t = g.typeOf(*outside);
-      Node &enter = g.addNode("Enter", {*outside}, {std::move(t)}, s.backward, g.node(v.node).loc);
+      Node &enter =
+          g.addNode(OpKind::Enter, {*outside}, {std::move(t)}, s.backward, g.node(v.node).loc);
       enter.attrs["is_constant"] = true;
       copy = Graph::value(enter.id);
     } else {
       Node c = g.node(v.node);
-      Node &k = g.addNode("const", {}, c.results, s.backward, c.loc);
+      Node &k = g.addNode(OpKind::Const, {}, c.results, s.backward, c.loc);
       k.attrs = c.attrs;
       k.controlInputs = {pivot};
       copy = Graph::value(k.id);

@@ -318,7 +318,7 @@ Value *Sema::undef(const Type &t, llvm::SMRange loc) {
 }
 
 Const Sema::constOf(const Value *v) {
-  if (!v || !v->def || !v->def->info || v->def->info->name != "const")
+  if (!v || !v->def || !v->def->info || v->def->info->kind != dlm::OpKind::Const)
     return {};
   const AttrValue &a = v->def->attrs.at("value");
   if (auto *i = std::get_if<int64_t>(&a))
@@ -368,7 +368,7 @@ Operand Sema::constant(Const c, llvm::SMRange loc) {
     t = Type::strTy();
   }
   Operation *op = emit(OpKind::Builtin, loc);
-  op->info = registry.lookup("const");
+  op->info = &opInfo(dlm::OpKind::Const);
   op->attrs = std::move(attrs);
   Operand o;
   o.value = op->addResult(t);
@@ -380,6 +380,12 @@ Operand Sema::emitOp(const std::string &opName, std::vector<Operand> operands, A
                      llvm::SMRange loc, std::vector<Value *> extra) {
   const OpInfo *info = registry.lookup(opName);
   assert(info && "sema emits registry ops only");
+  return emitOp(info->kind, std::move(operands), std::move(attrs), loc, std::move(extra));
+}
+
+Operand Sema::emitOp(dlm::OpKind kind, std::vector<Operand> operands, Attrs attrs,
+                     llvm::SMRange loc, std::vector<Value *> extra) {
+  const OpInfo *info = &opInfo(kind);
   std::vector<Type> types;
   for (const Operand &o : operands) {
     if (o.dtype) {
@@ -693,7 +699,7 @@ static bool eraseUnused(Block &b, const llvm::DenseSet<const Value *> &used) {
   bool changed = false;
   auto dead = [&](const std::unique_ptr<Operation> &op) {
     bool pure = op->kind == OpKind::Tuple || op->kind == OpKind::Get || op->kind == OpKind::Dim ||
-                op->kind == OpKind::Undef || (op->info && op->info->name == "const");
+                op->kind == OpKind::Undef || (op->info && op->info->kind == dlm::OpKind::Const);
     return pure && std::none_of(op->results.begin(), op->results.end(),
                                 [&](const auto &r) { return used.contains(r.get()); });
   };

@@ -90,7 +90,7 @@ struct BuiltinInfo {
 
 /// A plain builtin of one operand: applied to every leaf of a tuple.
 Operand unaryOp(Sema &s, CallArgs &a, const Bound &b) {
-  return s.mapLeaves(a.calleeName, *b.get("x"), a.loc);
+  return s.mapLeaves(opKindNamed(a.calleeName).value(), *b.get("x"), a.loc);
 }
 
 /// A plain builtin of two operands.
@@ -150,15 +150,15 @@ Operand axisOp(Sema &s, CallArgs &a, const Bound &b) {
 }
 
 Operand whereOp(Sema &s, CallArgs &a, const Bound &b) {
-  return s.emitOp("where", {*b.get("cond"), *b.get("a"), *b.get("b")}, {}, a.loc);
+  return s.emitOp(dlm::OpKind::Where, {*b.get("cond"), *b.get("a"), *b.get("b")}, {}, a.loc);
 }
 
 Operand clipOp(Sema &s, CallArgs &a, const Bound &b) {
-  return s.emitOp("clip", {*b.get("x"), *b.get("lo"), *b.get("hi")}, {}, a.loc);
+  return s.emitOp(dlm::OpKind::Clip, {*b.get("x"), *b.get("lo"), *b.get("hi")}, {}, a.loc);
 }
 
 Operand crossEntropy(Sema &s, CallArgs &a, const Bound &b) {
-  return s.emitOp("cross_entropy", {*b.get("logits"), *b.get("labels")}, {}, a.loc);
+  return s.emitOp(dlm::OpKind::CrossEntropy, {*b.get("logits"), *b.get("labels")}, {}, a.loc);
 }
 
 Operand conv2d(Sema &s, CallArgs &a, const Bound &b) {
@@ -173,7 +173,7 @@ Operand conv2d(Sema &s, CallArgs &a, const Bound &b) {
     }
     attrs[p] = v;
   }
-  return s.emitOp("conv2d", {*b.get("x"), *b.get("w")}, attrs, a.loc);
+  return s.emitOp(dlm::OpKind::Conv2d, {*b.get("x"), *b.get("w")}, attrs, a.loc);
 }
 
 Operand dropout(Sema &s, CallArgs &a, const Bound &b) {
@@ -187,7 +187,7 @@ Operand dropout(Sema &s, CallArgs &a, const Bound &b) {
   }
   Attrs attrs;
   attrs["p"] = *p;
-  return s.emitOp("dropout", {*b.get("x")}, attrs, a.loc);
+  return s.emitOp(dlm::OpKind::Dropout, {*b.get("x")}, attrs, a.loc);
 }
 
 Operand creation(Sema &s, CallArgs &a, const Bound &b) {
@@ -211,7 +211,7 @@ Operand full(Sema &s, CallArgs &a, const Bound &b) {
   Attrs attrs;
   attrs["shape"] = shape;
   attrs["dtype"] = *dtype;
-  return s.emitOp("full", {*b.get("value")}, attrs, a.loc, dynamic);
+  return s.emitOp(dlm::OpKind::Full, {*b.get("value")}, attrs, a.loc, dynamic);
 }
 
 Operand eye(Sema &s, CallArgs &a, const Bound &b) {
@@ -222,7 +222,7 @@ Operand eye(Sema &s, CallArgs &a, const Bound &b) {
   Attrs attrs;
   attrs["n"] = *n;
   attrs["dtype"] = *dtype;
-  return s.emitOp("eye", {}, attrs, a.loc);
+  return s.emitOp(dlm::OpKind::Eye, {}, attrs, a.loc);
 }
 
 /// arange(n, dtype=f32) and randperm(n, dtype=i64): a vector of length n (a constant or a
@@ -250,14 +250,14 @@ Operand gather(Sema &s, CallArgs &a, const Bound &b) {
   int64_t axis = *axisArg;
   Attrs attrs;
   attrs["axis"] = axis;
-  return s.emitOp("gather", {*b.get("x"), *b.get("indices")}, attrs, a.loc);
+  return s.emitOp(dlm::OpKind::Gather, {*b.get("x"), *b.get("indices")}, attrs, a.loc);
 }
 
 /// A builtin over the tensor and scalar leaves of its variadic values (`print(...)`,
 /// `memory_stats(...)`): emits `op` on them; a function, module, dtype or none among them is
 /// the error "<name> <problem> X".
-Operand variadicLeavesOp(Sema &s, CallArgs &a, const Bound &b, llvm::StringRef op,
-                         llvm::StringRef name, llvm::StringRef problem,
+Operand variadicLeavesOp(Sema &s, CallArgs &a, const Bound &b, dlm::OpKind op, llvm::StringRef name,
+                         llvm::StringRef problem,
                          Attrs (*attrsOf)(const std::vector<Operand> &) = nullptr) {
   std::vector<Operand> leaves;
   for (const Operand &o : b.rest) {
@@ -269,20 +269,21 @@ Operand variadicLeavesOp(Sema &s, CallArgs &a, const Bound &b, llvm::StringRef o
     }
     flatten(s, o, a.loc, leaves);
   }
-  return s.emitOp(op.str(), leaves, attrsOf ? attrsOf(leaves) : Attrs{}, a.loc);
+  return s.emitOp(op, leaves, attrsOf ? attrsOf(leaves) : Attrs{}, a.loc);
 }
 
 /// memory_stats(after...) -> (live bytes, peak bytes), read once every leaf of `after` exists.
 Operand memoryStats(Sema &s, CallArgs &a, const Bound &b) {
-  return variadicLeavesOp(s, a, b, "memory_stats", "memory_stats()", " waits for values, found ");
+  return variadicLeavesOp(s, a, b, dlm::OpKind::MemoryStats, "memory_stats()",
+                          " waits for values, found ");
 }
 
 Operand progress(Sema &s, CallArgs &a, const Bound &b) {
-  return s.emitOp("progress", {*b.get("done"), *b.get("total")}, {}, a.loc);
+  return s.emitOp(dlm::OpKind::Progress, {*b.get("done"), *b.get("total")}, {}, a.loc);
 }
 
 Operand seed(Sema &s, CallArgs &a, const Bound &b) {
-  return s.emitOp("seed", {*b.get("n")}, {}, a.loc);
+  return s.emitOp(dlm::OpKind::Seed, {*b.get("n")}, {}, a.loc);
 }
 
 Operand tensorLiteral(Sema &s, CallArgs &a, const Bound &b) {
@@ -298,7 +299,7 @@ Operand tensorLiteral(Sema &s, CallArgs &a, const Bound &b) {
   attrs["value"] = scan.values;
   attrs["shape"] = scan.shape;
   attrs["dtype"] = *dtype;
-  return s.emitOp("const", {}, attrs, a.loc);
+  return s.emitOp(dlm::OpKind::Const, {}, attrs, a.loc);
 }
 
 /// float(x), int(x), bool(x): a number or a 0-d tensor as the language's scalar, converted as
@@ -328,26 +329,26 @@ Operand toScalar(Sema &s, CallArgs &a, const Bound &b) {
   if (toInt && fromFloat) {
     // Python raises on int(nan), int(inf) and on values past i64 (no silent 0 or saturation):
     // |x| < 2^63 is false for all three, so the program stops with this message at the call.
-    Operand magnitude = s.emitOp("abs", {x}, {}, a.loc);
-    Operand ok =
-        s.emitOp("lt", {magnitude, s.constant(Const(9223372036854775808.0), a.loc)}, {}, a.loc);
+    Operand magnitude = s.emitOp(dlm::OpKind::Abs, {x}, {}, a.loc);
+    Operand ok = s.emitOp(dlm::OpKind::Lt,
+                          {magnitude, s.constant(Const(9223372036854775808.0), a.loc)}, {}, a.loc);
     auto [line, col] = s.diags.getLineAndColumn(a.loc.Start);
     (void)col;
     Attrs check;
     check["message"] =
         std::string("int() of a float that is NaN, infinite or outside the int range");
     check["location"] = s.diags.getBufferName(a.loc.Start).str() + ":" + std::to_string(line);
-    s.emitOp("assert", {ok}, check, a.loc);
+    s.emitOp(dlm::OpKind::Assert, {ok}, check, a.loc);
   }
   Operand v = x;
   if (number || x.type.dtype() != to) {
     Attrs attrs;
     attrs["dtype"] = to;
-    v = s.emitOp("cast", {x}, attrs, a.loc);
+    v = s.emitOp(dlm::OpKind::Cast, {x}, attrs, a.loc);
   }
   if (number || !v.value)
     return v;
-  Operand r = s.emitOp("Identity", {v}, {}, a.loc);
+  Operand r = s.emitOp(dlm::OpKind::Identity, {v}, {}, a.loc);
   if (r.value)
     r.value->type = r.type = want;
   return r;
@@ -362,7 +363,7 @@ Operand astype(Sema &s, CallArgs &a, const Bound &b) {
   }
   Attrs attrs;
   attrs["dtype"] = *d->dtype;
-  return s.emitOp("cast", {*b.get("x")}, attrs, a.loc);
+  return s.emitOp(dlm::OpKind::Cast, {*b.get("x")}, attrs, a.loc);
 }
 
 Operand reshape(Sema &s, CallArgs &a, const Bound &b) {
@@ -376,7 +377,7 @@ Operand reshape(Sema &s, CallArgs &a, const Bound &b) {
   }
   Attrs attrs;
   attrs["shape"] = shape;
-  return s.emitOp("reshape", {*b.get("x")}, attrs, a.loc, dynamic);
+  return s.emitOp(dlm::OpKind::Reshape, {*b.get("x")}, attrs, a.loc, dynamic);
 }
 
 Operand transpose(Sema &s, CallArgs &a, const Bound &b) {
@@ -387,7 +388,7 @@ Operand transpose(Sema &s, CallArgs &a, const Bound &b) {
       return s.poison();
     attrs["perm"] = *v;
   }
-  return s.emitOp("transpose", {*b.get("x")}, attrs, a.loc);
+  return s.emitOp(dlm::OpKind::Transpose, {*b.get("x")}, attrs, a.loc);
 }
 
 Operand concatStack(Sema &s, CallArgs &a, const Bound &b) {
@@ -462,7 +463,7 @@ Operand splitChunk(Sema &s, CallArgs &a, const Bound &b) {
   Attrs attrs;
   attrs["axis"] = axis;
   attrs["sizes"] = sizes;
-  return s.emitOp("split", {x}, attrs, a.loc);
+  return s.emitOp(dlm::OpKind::Split, {x}, attrs, a.loc);
 }
 
 Operand broadcastTo(Sema &s, CallArgs &a, const Bound &b) {
@@ -472,7 +473,7 @@ Operand broadcastTo(Sema &s, CallArgs &a, const Bound &b) {
     return s.poison();
   Attrs attrs;
   attrs["shape"] = shape;
-  return s.emitOp("broadcast_to", {*b.get("x")}, attrs, a.loc, dynamic);
+  return s.emitOp(dlm::OpKind::BroadcastTo, {*b.get("x")}, attrs, a.loc, dynamic);
 }
 
 Operand lenOp(Sema &s, CallArgs &a, const Bound &b) {
@@ -532,7 +533,7 @@ Attrs printScalars(const std::vector<Operand> &leaves) {
 }
 
 Operand printOp(Sema &s, CallArgs &a, const Bound &b) {
-  return variadicLeavesOp(s, a, b, "print", "print()", " cannot print ", printScalars);
+  return variadicLeavesOp(s, a, b, dlm::OpKind::Print, "print()", " cannot print ", printScalars);
 }
 
 /// The names= of save() and load(): a str per tensor of the value (a str alone for one tensor,
@@ -578,7 +579,7 @@ Operand save(Sema &s, CallArgs &a, const Bound &b) {
   if (!tensorNames(s, a, b, leaves.size(), operands, attrs))
     return s.poison();
   operands.insert(operands.end(), leaves.begin(), leaves.end());
-  return s.emitOp("save", operands, attrs, a.loc);
+  return s.emitOp(dlm::OpKind::Save, operands, attrs, a.loc);
 }
 
 Operand load(Sema &s, CallArgs &a, const Bound &b) {
@@ -608,7 +609,7 @@ Operand load(Sema &s, CallArgs &a, const Bound &b) {
   std::vector<Operand> operands = {*b.get("path")};
   if (!tensorNames(s, a, b, leaves.size(), operands, attrs))
     return s.poison();
-  Operand flat = s.emitOp("load", operands, attrs, a.loc);
+  Operand flat = s.emitOp(dlm::OpKind::Load, operands, attrs, a.loc);
   if (flat.isError())
     return flat;
   size_t next = 0;
@@ -620,23 +621,23 @@ Operand load(Sema &s, CallArgs &a, const Bound &b) {
 Operand readData(Sema &s, CallArgs &a, const Bound &b) {
   Attrs attrs;
   if (a.calleeName == "read_fashion_mnist")
-    return s.emitOp("fashion_mnist", {*b.get("split")}, attrs, a.loc);
+    return s.emitOp(dlm::OpKind::FashionMnist, {*b.get("split")}, attrs, a.loc);
   if (a.calleeName == "read_idx") {
     auto rank = constInt(s, a, *b.get("rank"), "rank");
     if (!rank)
       return s.poison();
     attrs["rank"] = *rank;
-    return s.emitOp("load_idx", {*b.get("path")}, attrs, a.loc);
+    return s.emitOp(dlm::OpKind::LoadIdx, {*b.get("path")}, attrs, a.loc);
   }
   auto dtype = dtypeArg(s, a, b, DType::F32);
   if (!dtype)
     return s.poison();
   attrs["dtype"] = *dtype;
-  return s.emitOp("load_csv", {*b.get("path")}, attrs, a.loc);
+  return s.emitOp(dlm::OpKind::LoadCsv, {*b.get("path")}, attrs, a.loc);
 }
 
 Operand stopGradient(Sema &s, CallArgs &a, const Bound &b) {
-  return s.emitOp("stop_gradient", {*b.get("x")}, {}, a.loc);
+  return s.emitOp(dlm::OpKind::StopGradient, {*b.get("x")}, {}, a.loc);
 }
 
 Operand gradOf(Sema &s, CallArgs &a, const Bound &b) {

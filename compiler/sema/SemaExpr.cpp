@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/sema/SemaImpl.h"
 
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FileSystem.h"
 
 #include <cmath>
@@ -96,38 +97,38 @@ Operand Sema::name(const NameExpr &e) {
 // Operators
 //===----------------------------------------------------------------------===//
 
-static const char *binaryOpName(BinaryOp op) {
+static dlm::OpKind binaryOpKind(BinaryOp op) {
   switch (op) {
   case BinaryOp::Add:
-    return "add";
+    return dlm::OpKind::Add;
   case BinaryOp::Sub:
-    return "sub";
+    return dlm::OpKind::Sub;
   case BinaryOp::Mul:
-    return "mul";
+    return dlm::OpKind::Mul;
   case BinaryOp::Div:
-    return "div";
+    return dlm::OpKind::Div;
   case BinaryOp::FloorDiv:
-    return "floordiv";
+    return dlm::OpKind::Floordiv;
   case BinaryOp::Mod:
-    return "mod";
+    return dlm::OpKind::Mod;
   case BinaryOp::Pow:
-    return "pow";
+    return dlm::OpKind::Pow;
   case BinaryOp::MatMul:
-    return "matmul";
+    return dlm::OpKind::Matmul;
   case BinaryOp::Lt:
-    return "lt";
+    return dlm::OpKind::Lt;
   case BinaryOp::Le:
-    return "le";
+    return dlm::OpKind::Le;
   case BinaryOp::Gt:
-    return "gt";
+    return dlm::OpKind::Gt;
   case BinaryOp::Ge:
-    return "ge";
+    return dlm::OpKind::Ge;
   case BinaryOp::Eq:
-    return "eq";
+    return dlm::OpKind::Eq;
   case BinaryOp::Ne:
-    return "ne";
+    return dlm::OpKind::Ne;
   }
-  return "?";
+  llvm_unreachable("a binary operator without an op");
 }
 
 /// Folds `a op b` for constant scalars; monostate when it does not fold.
@@ -244,7 +245,7 @@ Operand Sema::binaryOp(BinaryOp op, Operand lhs, Operand rhs, llvm::SMRange loc,
   if (arithmetic && lhs.type.dtype() == DType::Bool && rhs.type.dtype() == DType::Bool &&
       !lhs.callee && !rhs.callee)
     return boolArith(op, lhs, rhs, loc, opLoc);
-  return emitOp(binaryOpName(op), {lhs, rhs}, {}, loc);
+  return emitOp(binaryOpKind(op), {lhs, rhs}, {}, loc);
 }
 
 /// Arithmetic with two bool operands, made explicit so that no kernel has to guess: two bool
@@ -256,17 +257,17 @@ Operand Sema::boolArith(BinaryOp op, Operand lhs, Operand rhs, llvm::SMRange loc
   if (!lhs.type.isTensor() && !rhs.type.isTensor()) {
     Attrs toInt;
     toInt["dtype"] = DType::I64;
-    lhs = emitOp("cast", {lhs}, toInt, loc);
-    rhs = emitOp("cast", {rhs}, toInt, loc);
-    return emitOp(binaryOpName(op), {lhs, rhs}, {}, loc);
+    lhs = emitOp(dlm::OpKind::Cast, {lhs}, toInt, loc);
+    rhs = emitOp(dlm::OpKind::Cast, {rhs}, toInt, loc);
+    return emitOp(binaryOpKind(op), {lhs, rhs}, {}, loc);
   }
   switch (op) {
   case BinaryOp::Add:
-    return emitOp("logical_or", {lhs, rhs}, {}, loc);
+    return emitOp(dlm::OpKind::LogicalOr, {lhs, rhs}, {}, loc);
   case BinaryOp::Mul:
-    return emitOp("logical_and", {lhs, rhs}, {}, loc);
+    return emitOp(dlm::OpKind::LogicalAnd, {lhs, rhs}, {}, loc);
   case BinaryOp::Div:
-    return emitOp("div", {lhs, rhs}, {}, loc);
+    return emitOp(dlm::OpKind::Div, {lhs, rhs}, {}, loc);
   default:
     error(opLoc, "'" + binaryOpSpelling(op).str() + "' is not supported on bool tensors (" +
                      lhs.type.str() + " and " + rhs.type.str() +
@@ -340,8 +341,9 @@ Operand Sema::boolOp(const BoolOpExpr &e) {
   if (auto *x = std::get_if<bool>(&a))
     if (auto *y = std::get_if<bool>(&b))
       return constant(e.getOp() == BoolOpKind::And ? (*x && *y) : (*x || *y), e.getRange());
-  Operand r = emitOp(e.getOp() == BoolOpKind::And ? "logical_and" : "logical_or", {lhs, rhs}, {},
-                     e.getRange());
+  Operand r =
+      emitOp(e.getOp() == BoolOpKind::And ? dlm::OpKind::LogicalAnd : dlm::OpKind::LogicalOr,
+             {lhs, rhs}, {}, e.getRange());
   r.expr = &e;
   return r;
 }
@@ -364,9 +366,10 @@ Operand Sema::unary(const UnaryExpr &e) {
     } else if (x.type.kind() == Type::Kind::Bool && !x.callee) {
       Attrs toInt; // Python: -True == -1
       toInt["dtype"] = DType::I64;
-      r = emitOp("neg", {emitOp("cast", {x}, toInt, e.getRange())}, {}, e.getRange());
+      r = emitOp(dlm::OpKind::Neg, {emitOp(dlm::OpKind::Cast, {x}, toInt, e.getRange())}, {},
+                 e.getRange());
     } else
-      r = mapLeaves("neg", x, e.getRange());
+      r = mapLeaves(dlm::OpKind::Neg, x, e.getRange());
   } else {
     if (!isBoolScalar(x.type) || x.callee) {
       error(e.getOperand()->getRange(), "'not' needs a bool operand, found " +
@@ -376,20 +379,20 @@ Operand Sema::unary(const UnaryExpr &e) {
     if (auto *b = std::get_if<bool>(&c))
       r = constant(!*b, e.getRange());
     else
-      r = emitOp("logical_not", {x}, {}, e.getRange());
+      r = emitOp(dlm::OpKind::LogicalNot, {x}, {}, e.getRange());
   }
   r.expr = &e;
   return r;
 }
 
-Operand Sema::mapLeaves(const std::string &opName, const Operand &x, llvm::SMRange loc) {
+Operand Sema::mapLeaves(dlm::OpKind op, const Operand &x, llvm::SMRange loc) {
   if (!x.type.isTuple() || x.callee)
-    return emitOp(opName, {x}, {}, loc);
+    return emitOp(op, {x}, {}, loc);
   std::vector<Operand> elems;
   for (size_t i = 0; i < x.type.elements().size(); ++i) {
     Operand leaf = getElement(x, i, loc);
     leaf.expr = x.expr;
-    Operand e = mapLeaves(opName, leaf, loc);
+    Operand e = mapLeaves(op, leaf, loc);
     if (e.isError())
       return poison();
     elems.push_back(e);
@@ -530,7 +533,7 @@ Operand Sema::attribute(const AttributeExpr &e) {
   if (tensor && n == "shape") {
     r = shapeOf(base, e.getRange());
   } else if (tensor && n == "T") {
-    r = emitOp("transpose", {base}, {}, e.getRange());
+    r = emitOp(dlm::OpKind::Transpose, {base}, {}, e.getRange());
   } else if (tensor && n == "ndim") {
     r = constant(int64_t(base.type.rank()), e.getRange());
   } else if (tensor && isMethod(n)) {
@@ -716,12 +719,12 @@ Operand Sema::tensorIndex(const Operand &t, const SubscriptExpr &e) {
     attrs["begin"] = begin;
     attrs["end"] = end;
     attrs["step"] = step;
-    cur = emitOp("slice", {cur}, attrs, e.getRange(), dynamic);
+    cur = emitOp(dlm::OpKind::Slice, {cur}, attrs, e.getRange(), dynamic);
   }
   for (auto it = ints.rbegin(); it != ints.rend() && !cur.isError(); ++it) {
     Attrs attrs;
     attrs["axis"] = int64_t(it->first);
-    cur = emitOp("index", {cur, it->second}, attrs, e.getRange());
+    cur = emitOp(dlm::OpKind::Index, {cur, it->second}, attrs, e.getRange());
   }
   cur.expr = &e;
   return cur;

@@ -194,8 +194,8 @@ public:
   Operand boolArith(BinaryOp op, Operand lhs, Operand rhs, llvm::SMRange loc, llvm::SMRange opLoc);
   Operand tupleArith(BinaryOp op, const Operand &lhs, const Operand &rhs, llvm::SMRange loc,
                      llvm::SMRange opLoc);
-  /// `opName` applied to each leaf of a (nested) tuple, or to `x` itself.
-  Operand mapLeaves(const std::string &opName, const Operand &x, llvm::SMRange loc);
+  /// `op` applied to each leaf of a (nested) tuple, or to `x` itself.
+  Operand mapLeaves(dlm::OpKind op, const Operand &x, llvm::SMRange loc);
   Operand boolOp(const BoolOpExpr &e);
   Operand unary(const UnaryExpr &e);
   Operand ifExp(const IfExpExpr &e);
@@ -221,8 +221,11 @@ public:
 
   // --- SSA emission helpers ---
   Operation *emit(OpKind kind, llvm::SMRange loc, std::vector<Value *> operands = {});
-  /// Runs the registry rule of `opName` and emits the op; reports errors at `loc` (or at the
-  /// culprit operand's expression).
+  /// Runs the type rule of `op` and emits it; reports errors at `loc` (or at the culprit
+  /// operand's expression).
+  Operand emitOp(dlm::OpKind op, std::vector<Operand> operands, Attrs attrs, llvm::SMRange loc,
+                 std::vector<Value *> extra = {});
+  /// The same for the op a builtin's name (program text) names.
   Operand emitOp(const std::string &opName, std::vector<Operand> operands, Attrs attrs,
                  llvm::SMRange loc, std::vector<Value *> extra = {});
   Operand constant(Const c, llvm::SMRange loc);

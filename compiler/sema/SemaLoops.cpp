@@ -169,7 +169,7 @@ void Sema::analyseLoop(const LoopSpec &spec) {
         go.type = go.value->type;
         cond.value = c;
         cond.type = c->type;
-        c = emitOp("logical_and", {go, cond}, {}, spec.loc).value;
+        c = emitOp(dlm::OpKind::LogicalAnd, {go, cond}, {}, spec.loc).value;
       }
       if (!c)
         c = constValue(false, spec.loc);
@@ -430,7 +430,7 @@ void Sema::analyseRangeFor(const ForStmt &s, const CallExpr &range) {
     Operand i;
     i.value = env[counterName].value;
     i.type = Type::intTy();
-    return emitOp(*step > 0 ? "lt" : "gt", {i, hiOp}, {}, loc).value;
+    return emitOp(*step > 0 ? dlm::OpKind::Lt : dlm::OpKind::Gt, {i, hiOp}, {}, loc).value;
   };
   spec.bindTarget = [&, counterName](Value *) {
     Operand i;
@@ -442,7 +442,7 @@ void Sema::analyseRangeFor(const ForStmt &s, const CallExpr &range) {
     Operand i;
     i.value = env[counterName].value;
     i.type = Type::intTy();
-    env[counterName].value = emitOp("add", {i, stepOp}, {}, loc).value;
+    env[counterName].value = emitOp(dlm::OpKind::Add, {i, stepOp}, {}, loc).value;
   };
   analyseLoop(spec);
 }

@@ -44,9 +44,9 @@ Value *Sema::notExitFlags(llvm::SMRange loc) {
     Operand o;
     o.value = it->second.value;
     o.type = it->second.type;
-    any = any.value ? emitOp("logical_or", {any, o}, {}, loc) : o;
+    any = any.value ? emitOp(dlm::OpKind::LogicalOr, {any, o}, {}, loc) : o;
   }
-  return emitOp("logical_not", {any}, {}, loc).value;
+  return emitOp(dlm::OpKind::LogicalNot, {any}, {}, loc).value;
 }
 
 void Sema::knowNotExited() {
@@ -183,7 +183,7 @@ void Sema::analyseStmt(const Stmt &s) {
     Attrs attrs;
     attrs["message"] = message;
     attrs["location"] = diags.getBufferName(s.getBeginLoc()).str() + ":" + std::to_string(line);
-    emitOp("assert", {c}, attrs, s.getRange());
+    emitOp(dlm::OpKind::Assert, {c}, attrs, s.getRange());
     return;
   }
   case NodeKind::ExprStmt:

@@ -23,7 +23,7 @@ void fusedKernel(Inputs ins, const Attrs &attrs, Outputs &outs) {
     std::vector<Value> args;
     for (unsigned v : st.operands)
       args.push_back(values[v]);
-    values.push_back(run(st.op, std::move(args)));
+    values.push_back(run(opName(st.op), std::move(args)));
   }
   outs.push_back(values.back());
 }

@@ -27,7 +27,7 @@ namespace {
 /// A one-statement body `%N = op(%0, ...) : dt` over `arity` inputs of dtype `in`.
 std::vector<FusedStatement> oneOp(const std::string &op, size_t arity, DType dt) {
   FusedStatement st;
-  st.op = op;
+  st.op = *opKindNamed(op);
   for (unsigned i = 0; i < arity; ++i)
     st.operands.push_back(i);
   st.dtype = dt;

@@ -127,7 +127,7 @@ TEST(ErrorReport, DlmirRoundTripsTheChain) {
 
 TEST(ErrorReport, VerifierRejectsAnUnknownCallSite) {
   Graph g;
-  g.addNode("const", {}, {Type::tensor(DType::F64, {})}, kRootFrame, at("m.dlm", 1, 1, 7))
+  g.addNode(OpKind::Const, {}, {Type::tensor(DType::F64, {})}, kRootFrame, at("m.dlm", 1, 1, 7))
       .attrs.emplace("value", 1.0);
   DiagnosticEngine diags(llvm::nulls());
   EXPECT_FALSE(verifyGraph(g, diags));

@@ -24,26 +24,27 @@ Graph countingLoop() {
   Graph g;
   FrameId f = g.addFrame("loop", kRootFrame, 4);
   auto constant = [&](int64_t v, FrameId frame) {
-    Node &n = g.addNode("const", {}, {i64()}, frame);
+    Node &n = g.addNode(OpKind::Const, {}, {i64()}, frame);
     n.attrs.emplace("value", v);
     return n.id;
   };
   NodeId zero = constant(0, kRootFrame), ten = constant(10, kRootFrame);
-  Node &enter = g.addNode("Enter", {Graph::value(zero)}, {i64()}, f);
+  Node &enter = g.addNode(OpKind::Enter, {Graph::value(zero)}, {i64()}, f);
   enter.attrs.emplace("is_constant", false);
   NodeId e = enter.id;
-  NodeId merge = g.addNode("Merge", {Graph::value(e), Graph::value(e)}, {i64()}, f).id;
-  Node &bound = g.addNode("Enter", {Graph::value(ten)}, {i64()}, f);
+  NodeId merge = g.addNode(OpKind::Merge, {Graph::value(e), Graph::value(e)}, {i64()}, f).id;
+  Node &bound = g.addNode(OpKind::Enter, {Graph::value(ten)}, {i64()}, f);
   bound.attrs.emplace("is_constant", true);
   NodeId b = bound.id;
-  NodeId lt = g.addNode("lt", {Graph::value(merge), Graph::value(b)}, {boolean()}, f).id;
-  NodeId cond = g.addNode("LoopCond", {Graph::value(lt)}, {boolean()}, f).id;
-  NodeId sw = g.addNode("Switch", {Graph::value(merge), Graph::value(cond)}, {i64(), i64()}, f).id;
-  NodeId exit = g.addNode("Exit", {Graph::value(sw, 0)}, {i64()}, f).id;
-  NodeId add = g.addNode("add", {Graph::value(sw, 1), Graph::value(b)}, {i64()}, f).id;
-  NodeId next = g.addNode("NextIteration", {Graph::value(add)}, {i64()}, f).id;
+  NodeId lt = g.addNode(OpKind::Lt, {Graph::value(merge), Graph::value(b)}, {boolean()}, f).id;
+  NodeId cond = g.addNode(OpKind::LoopCond, {Graph::value(lt)}, {boolean()}, f).id;
+  NodeId sw =
+      g.addNode(OpKind::Switch, {Graph::value(merge), Graph::value(cond)}, {i64(), i64()}, f).id;
+  NodeId exit = g.addNode(OpKind::Exit, {Graph::value(sw, 0)}, {i64()}, f).id;
+  NodeId add = g.addNode(OpKind::Add, {Graph::value(sw, 1), Graph::value(b)}, {i64()}, f).id;
+  NodeId next = g.addNode(OpKind::NextIteration, {Graph::value(add)}, {i64()}, f).id;
   g.node(merge).inputs[1] = Graph::value(next);
-  g.addNode("print", {Graph::value(exit)}, {}, kRootFrame);
+  g.addNode(OpKind::Print, {Graph::value(exit)}, {}, kRootFrame);
   return g;
 }
 
@@ -68,17 +69,17 @@ TEST(Graph, BuiltLoopVerifiesAndOrdersAroundTheBackEdge) {
     position[(*order)[i]] = i;
   for (const Node &n : g.nodes()) {
     for (ValueRef in : n.inputs) {
-      if (n.op == "Merge" && g.node(in.node).op == "NextIteration")
+      if (n.op == OpKind::Merge && g.node(in.node).op == OpKind::NextIteration)
         continue;
-      EXPECT_LT(position[in.node], position[n.id]) << n.op;
+      EXPECT_LT(position[in.node], position[n.id]) << opName(n.op);
     }
   }
 }
 
 TEST(Graph, CycleWithoutNextIterationHasNoOrderAndFailsVerification) {
   Graph g;
-  NodeId a = g.addNode("neg", {ValueRef{1, 0}}, {i64()}, kRootFrame).id;
-  g.addNode("neg", {Graph::value(a)}, {i64()}, kRootFrame);
+  NodeId a = g.addNode(OpKind::Neg, {ValueRef{1, 0}}, {i64()}, kRootFrame).id;
+  g.addNode(OpKind::Neg, {Graph::value(a)}, {i64()}, kRootFrame);
   EXPECT_FALSE(g.topologicalOrder());
   std::string why;
   EXPECT_FALSE(verifies(g, &why));
@@ -90,8 +91,8 @@ TEST(Graph, UsesAndCompaction) {
   std::vector<std::vector<Use>> uses = g.dataUses();
   // The Merge (node 3) feeds lt and the Switch.
   ASSERT_EQ(uses[3].size(), 2u);
-  EXPECT_EQ(g.node(uses[3][0].user).op, "lt");
-  EXPECT_EQ(g.node(uses[3][1].user).op, "Switch");
+  EXPECT_EQ(g.node(uses[3][0].user).op, OpKind::Lt);
+  EXPECT_EQ(g.node(uses[3][1].user).op, OpKind::Switch);
   // Drop the trailing print: ids stay dense and the graph still verifies.
   std::vector<bool> keep(g.numNodes(), true);
   keep.back() = false;
@@ -100,10 +101,10 @@ TEST(Graph, UsesAndCompaction) {
   EXPECT_TRUE(verifies(g));
   // Remove the first const: everything after it renumbers down by one.
   Graph h;
-  h.addNode("const", {}, {i64()}, kRootFrame).attrs.emplace("value", int64_t{1});
-  NodeId c = h.addNode("const", {}, {i64()}, kRootFrame).id;
+  h.addNode(OpKind::Const, {}, {i64()}, kRootFrame).attrs.emplace("value", int64_t{1});
+  NodeId c = h.addNode(OpKind::Const, {}, {i64()}, kRootFrame).id;
   h.node(c).attrs.emplace("value", int64_t{2});
-  h.addNode("neg", {Graph::value(c)}, {i64()}, kRootFrame);
+  h.addNode(OpKind::Neg, {Graph::value(c)}, {i64()}, kRootFrame);
   h.compact({false, true, true});
   EXPECT_EQ(h.node(1).inputs[0].node, 0u);
   EXPECT_EQ(h.node(1).id, 1u);

@@ -95,7 +95,7 @@ bool emitsInline(OpKind k, DType dtype) {
   llvm::Module m("probe", ctx);
   llvm::IRBuilder<> b(ctx);
   codegen::ElementCode code(b, m);
-  FusedStatement st{std::string(opName(k)), {}, result.dtype()};
+  FusedStatement st{k, {}, result.dtype()};
   for (unsigned i = 0; i < types.size(); ++i)
     st.operands.push_back(i);
   return code.supports({st}, types);

@@ -67,13 +67,13 @@ struct Lowered {
   size_t count(const std::string &op) const {
     size_t n = 0;
     for (const Node &node : graph->nodes())
-      n += node.op == op;
+      n += opName(node.op) == op;
     return n;
   }
   std::vector<const Node *> all(const std::string &op) const {
     std::vector<const Node *> out;
     for (const Node &node : graph->nodes())
-      if (node.op == op)
+      if (opName(node.op) == op)
         out.push_back(&node);
     return out;
   }
@@ -122,13 +122,13 @@ TEST(Lower, IfSwitchesUsedValuesAndMergesDefinedOnes) {
   const Node *merge = l->all("Merge")[0];
   // Merge(else, then): the then value is x*x from output 1 of x's Switch.
   const Node &thenMul = l->graph->node(merge->inputs[1].node);
-  EXPECT_EQ(thenMul.op, "mul");
+  EXPECT_EQ(thenMul.op, OpKind::Mul);
   EXPECT_EQ(thenMul.inputs[0].port, 1u);
-  EXPECT_EQ(l->graph->node(thenMul.inputs[0].node).op, "Switch");
+  EXPECT_EQ(l->graph->node(thenMul.inputs[0].node).op, OpKind::Switch);
   // The else constant hangs from the pivot.
   const Node *half = l->all("const").back();
   ASSERT_EQ(half->controlInputs.size(), 1u);
-  EXPECT_EQ(l->graph->node(half->controlInputs[0]).op, "Identity");
+  EXPECT_EQ(l->graph->node(half->controlInputs[0]).op, OpKind::Identity);
   expectRoundTrip(*l->graph);
 }
 
@@ -160,7 +160,7 @@ TEST(Lower, WhileBuildsOneFrameWithInvariantEnter) {
   EXPECT_EQ(constantEnters, 1u); // n
   // The Merge's back edge comes from the NextIteration.
   const Node *merge = l->all("Merge")[0];
-  EXPECT_EQ(l->graph->node(merge->inputs[1].node).op, "NextIteration");
+  EXPECT_EQ(l->graph->node(merge->inputs[1].node).op, OpKind::NextIteration);
   // The body's constant 1 runs once per iteration: it hangs from the body pivot.
   const Node *one = l->all("const").back();
   EXPECT_EQ(one->frame, 1u);
@@ -198,7 +198,7 @@ TEST(Lower, NestedForLoopsNestFramesAndCarryTheEffectToken) {
   EXPECT_EQ(prints[0]->frame, 2u);
   // The print after the loops waits for the outer loop's token Exit.
   ASSERT_EQ(prints[1]->controlInputs.size(), 1u);
-  EXPECT_EQ(l->graph->node(prints[1]->controlInputs[0]).op, "Exit");
+  EXPECT_EQ(l->graph->node(prints[1]->controlInputs[0]).op, OpKind::Exit);
   expectRoundTrip(*l->graph);
 }
 
