@@ -12,6 +12,7 @@ packages=(
   python3 python3-numpy python3-torch
   libdlpack-dev pybind11-dev python3-pybind11 python3-dev
   dataset-fashion-mnist
+  libopenmpi-dev openmpi-bin
   graphviz tmux clang-format
 )
 

@@ -53,6 +53,14 @@ ptxas = shutil.which("ptxas") or ("/usr/local/cuda/bin/ptxas" if os.path.exists(
 if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
+# Open MPI's launcher runs the tests of tests/dist at 2 and 4 ranks on loopback (docs/dist.md):
+# %mpirun is mpirun with what this machine needs (as root --allow-run-as-root; fewer cores than
+# ranks --oversubscribe), its process binding off so ranks of parallel tests do not share a core.
+mpirun = shutil.which("mpirun")
+if mpirun:
+    config.available_features.add("mpi")
+    root = ["--allow-run-as-root"] if os.getuid() == 0 else []
+    config.substitutions.append(("%mpirun", " ".join([mpirun] + root + ["--oversubscribe", "--bind-to", "none"])))
 # AOT executables link a runtime built for baseline x86-64 (compiler/codegen/CMakeLists.txt).
 if os.path.exists(os.path.join(config.dlm_build_dir, "lib", "libdlm_runtime_portable.a")):
     config.available_features.add("portable-aot")

@@ -579,6 +579,23 @@ void gradDropout(Ctx &c) {
   c.give(0, where(c, kept, mul(c, g, c.num(1.0 / (1.0 - p), g)), zeroLike(c, g)));
 }
 void gradFull(Ctx &c) { c.give(0, c.g()); }
+/// allreduce (sum, mean): every rank's result depends on every rank's x, so x's adjoint is
+/// the same allreduce of the result adjoints of all ranks (docs/dist.md). max and min have
+/// no rule: which rank's value won is not kept.
+void gradAllReduce(Ctx &c) {
+  const auto &op = std::get<std::string>(c.attrs().at("op"));
+  if (op != "sum" && op != "mean")
+    return c.unsupported("allreduce with op=\"" + op + "\"");
+  c.give(0, c.emit(OpKind::AllReduce, {c.g()}, attr("op", op)));
+}
+/// broadcast: the root's x reaches every rank, so its adjoint is the sum of all ranks' result
+/// adjoints; the other ranks' x reaches nothing (zero).
+void gradBroadcast(Ctx &c) {
+  Value *sum = c.emit(OpKind::AllReduce, {c.g()}, attr("op", std::string("sum")));
+  Value *root = c.intConst(std::get<int64_t>(c.attrs().at("root")));
+  Value *isRoot = c.emit(OpKind::Eq, {c.emitTyped(OpKind::Rank, {}, {}, Type::intTy()), root});
+  c.give(0, where(c, isRoot, sum, zeroLike(c, sum)));
+}
 
 // Stacks (docs/autodiff.md): a stack is a tensor of entries, so its adjoint is one too.
 //
@@ -742,6 +759,8 @@ const Rule kRules[] = {
     {OpKind::AvgPool2d, gradAvgPool},
     {OpKind::Dropout, gradDropout},
     {OpKind::Full, gradFull},
+    {OpKind::AllReduce, gradAllReduce},
+    {OpKind::Broadcast, gradBroadcast},
     {OpKind::SliceGrad, gradSliceGrad},
     {OpKind::IndexGrad, gradIndexGrad},
     {OpKind::AvgPool2dGrad, gradAvgPoolGrad},

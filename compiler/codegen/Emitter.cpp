@@ -682,7 +682,10 @@ void Emitter::emitMain() {
       m->getOrInsertFunction("dlm_print_last_error", llvm::FunctionType::get(voidTy(), false)));
   mb.CreateBr(done);
   mb.SetInsertPoint(done);
-  mb.CreateRet(status);
+  // One rank of a launched run finalises MPI, or stops every rank after a failure (runtime/Dist.h).
+  mb.CreateRet(mb.CreateCall(
+      m->getOrInsertFunction("dlm_dist_finish", llvm::FunctionType::get(i32(), {i32()}, false)),
+      {status}));
 }
 
 llvm::Expected<std::unique_ptr<llvm::Module>>

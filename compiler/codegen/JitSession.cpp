@@ -18,6 +18,7 @@
 #include "compiler/ir/Dlmir.h"
 #include "compiler/ir/ErrorReport.h"
 #include "runtime/CApi.h"
+#include "runtime/Dist.h"
 #include "runtime/Interrupt.h"
 #include "runtime/ScalarOps.h"
 
@@ -88,7 +89,8 @@ namespace {
   X(dlm_tensor_transpose)                                                                          \
   X(dlm_tensor_zeros)                                                                              \
   X(dlm_matmul_bias_accumulate)                                                                    \
-  X(dlm_use_fma)
+  X(dlm_use_fma)                                                                                   \
+  X(dlm_dist_finish)
 // clang-format on
 
 /// The session cache's key for `graph` at -O`level`. Lowering inlines every call, so a graph is

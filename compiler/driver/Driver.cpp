@@ -3,6 +3,7 @@
 
 #include "compiler/codegen/Codegen.h"
 #include "compiler/engine/Engine.h"
+#include "runtime/Dist.h"
 #include "runtime/Threads.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -55,8 +56,14 @@ int compileAndThen(llvm::StringRef tool, const CompilerOptions &options,
     } else {
       diag.printSummary();
     }
-    if (options.exitWhenDone)
+    if (options.exitWhenDone) {
+      // One rank of a launched run ends the MPI session: finalised, or every rank stopped when
+      // this one failed (runtime/Dist.h). A plain run returns at once.
+      llvm::outs().flush();
+      llvm::errs().flush();
+      status = dlm_dist_finish(status);
       exitIfFlushed(status);
+    }
     return status;
   });
 }

@@ -214,4 +214,14 @@ Operand renest(Sema &s, const Type &like, const Operand &flat, size_t &next, llv
   return s.tupleExpr(elems, loc);
 }
 
+Operand renestLeaves(Sema &s, const Type &like, const std::vector<Operand> &leaves, size_t &next,
+                     llvm::SMRange loc) {
+  if (!like.isTuple())
+    return leaves[next++];
+  std::vector<Operand> elems;
+  for (const Type &e : like.elements())
+    elems.push_back(renestLeaves(s, e, leaves, next, loc));
+  return s.tupleExpr(elems, loc);
+}
+
 } // namespace dlm::sema

@@ -77,6 +77,9 @@ void flattenTypes(const Type &t, std::vector<Type> &out);
 
 /// Rebuilds a value of type `like` from the flat tuple `flat`, starting at leaf `next`.
 Operand renest(Sema &s, const Type &like, const Operand &flat, size_t &next, llvm::SMRange loc);
+/// `leaves`, one value per leaf of `like` from `next` on, nested as `like` is.
+Operand renestLeaves(Sema &s, const Type &like, const std::vector<Operand> &leaves, size_t &next,
+                     llvm::SMRange loc);
 
 } // namespace dlm::sema
 

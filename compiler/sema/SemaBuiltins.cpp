@@ -286,6 +286,59 @@ Operand seed(Sema &s, CallArgs &a, const Bound &b) {
   return s.emitOp(dlm::OpKind::Seed, {*b.get("n")}, {}, a.loc);
 }
 
+/// rank(), world_size(), barrier(): the op of the same name, without operands.
+Operand nullaryOp(Sema &s, CallArgs &a, const Bound &) {
+  return s.emitOp(a.calleeName, {}, {}, a.loc);
+}
+
+/// allreduce(x, op="sum"), broadcast(x, root=0), allgather(x): one op per tensor or number
+/// leaf of x (a nested tuple keeps its structure), in the order of the leaves; the optimizer's
+/// bucketing fuses small ones (docs/dist.md).
+Operand collective(Sema &s, CallArgs &a, const Bound &b) {
+  Attrs attrs;
+  dlm::OpKind op = a.calleeName == "allreduce"   ? dlm::OpKind::AllReduce
+                   : a.calleeName == "broadcast" ? dlm::OpKind::Broadcast
+                                                 : dlm::OpKind::AllGather;
+  if (const Operand *reduce = b.get("op")) {
+    Const c = Sema::constOf(reduce->value);
+    auto *name = std::get_if<std::string>(&c);
+    if (!name) {
+      errorAt(s, *reduce, a,
+              "'op' of 'allreduce' must be a constant str, found " + describeOperand(*reduce));
+      return s.poison();
+    }
+    attrs["op"] = *name;
+  } else if (op == dlm::OpKind::AllReduce) {
+    attrs["op"] = std::string("sum");
+  }
+  if (const Operand *root = b.get("root")) {
+    auto r = constInt(s, a, *root, "root");
+    if (!r)
+      return s.poison();
+    attrs["root"] = *r;
+  } else if (op == dlm::OpKind::Broadcast) {
+    attrs["root"] = int64_t(0);
+  }
+  const Operand &x = *b.get("x");
+  if (x.callee || x.module || x.dtype || x.type.kind() == Type::Kind::None) {
+    errorAt(s, x, a,
+            "'" + a.calleeName + "' needs a tensor, a number or a tuple of them, found " +
+                (x.type.kind() == Type::Kind::None ? std::string("none") : describeOperand(x)));
+    return s.poison();
+  }
+  if (!x.type.isTuple())
+    return s.emitOp(op, {x}, attrs, a.loc);
+  std::vector<Operand> leaves, results;
+  flatten(s, x, a.loc, leaves);
+  for (const Operand &leaf : leaves) {
+    results.push_back(s.emitOp(op, {leaf}, attrs, a.loc));
+    if (results.back().isError())
+      return results.back();
+  }
+  size_t next = 0;
+  return renestLeaves(s, x.type, results, next, a.loc);
+}
+
 Operand tensorLiteral(Sema &s, CallArgs &a, const Bound &b) {
   const Operand *data = b.get("data");
   LiteralScan scan;
@@ -729,6 +782,11 @@ const std::map<std::string, BuiltinInfo> &table() {
     m["gather"] = {{"x", "indices", "axis="}, gather, true};
     m["memory_stats"] = {{"*after"}, memoryStats, false};
     m["progress"] = {{"done", "total"}, progress, false};
+    for (const char *n : {"rank", "world_size", "barrier"})
+      m[n] = {{}, nullaryOp, false};
+    m["allreduce"] = {{"x", "op="}, collective, false};
+    m["broadcast"] = {{"x", "root="}, collective, false};
+    m["allgather"] = {{"x"}, collective, false};
     m["tensor"] = {{"data", "dtype="}, tensorLiteral, false};
     m["astype"] = {{"x", "dtype"}, astype, true};
     for (const char *n : {"float", "int", "bool"})

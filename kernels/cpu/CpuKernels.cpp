@@ -38,6 +38,7 @@ void registerCpuKernels() {
   contracted.nn();
   registerCreateKernels();
   registerIOKernels();
+  registerCollectiveKernels();
   registerStackKernels();
   registerFusedKernels();
   registerTransferKernels();

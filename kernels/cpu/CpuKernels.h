@@ -27,6 +27,7 @@ void registerShapeKernels();
 void registerNNKernels();
 void registerCreateKernels();
 void registerIOKernels();
+void registerCollectiveKernels();
 void registerStackKernels();
 void registerFusedKernels();
 

@@ -111,6 +111,10 @@ std::vector<GradCase> gradCases() {
   c.push_back({"avg_pool2d", {mat("a", "1, 2, 4, 4")}, "avg_pool2d(a, 2)", "1, 2, 2, 2"});
   c.push_back(
       {"dropout", {mat("a", "3, 4")}, "dropout(a, 0.3)", "3, 4", 1, 1e-6, 1e-6, "    seed(11)\n"});
+  // The collectives at one rank (docs/dist.md): their rules run (tests/dist checks them at
+  // 2 and 4 ranks), here through second derivatives.
+  c.push_back({"allreduce", {mat("a", "3, 4")}, "allreduce(a * a, op=\"mean\") * a", "3, 4", 2});
+  c.push_back({"broadcast", {mat("a", "3, 4")}, "broadcast(a * a) * a", "3, 4", 2});
   c.push_back({"full", {number("s", "0.7", "-1.3")}, "full((3, 4), s, dtype=f64) * 2.0", "3, 4"});
   // Through second derivatives: ops that appear in backward code.
   c.push_back({"sum_to", {mat("a", "3, 4"), mat("b", "4")}, "(a + b) * b * a", "3, 4", 2});
