@@ -38,6 +38,14 @@ for bench in sema_bench executor_bench dlm_kernel_bench; do
   fi
 done
 
+# --- dist: dlm's allreduce against a raw MPI_Allreduce at 2 ranks (bench/RESULTS.md "Allreduce") ---
+if [ -x "$BIN/dist_allreduce_bench" ] && command -v mpirun > /dev/null; then
+  echo "== dist: allreduce vs raw MPI_Allreduce, 2 ranks (header check on, then off)"
+  root=(); [ "$(id -u)" = 0 ] && root=(--allow-run-as-root)
+  mpirun "${root[@]}" --oversubscribe -np 2 "$BIN/dist_allreduce_bench"
+  DLM_DIST_CHECK=0 mpirun "${root[@]}" --oversubscribe -x DLM_DIST_CHECK -np 2 "$BIN/dist_allreduce_bench"
+fi
+
 # --- jit: dlm run vs the PyTorch twins and the MLP step's GEMM floor, one thread -------------
 if [ -x "$BIN/dlm" ] && [ -x "$BIN/mlp_gemm_ref" ]; then
   echo "== jit (bench/jit/bench.py)"
